@@ -1,0 +1,14 @@
+// Shared jest settings: ts-jest in transpile-only mode (type checking is `npm run typecheck`),
+// and the @trellis/* path aliases of tsconfig.json.
+const moduleNameMapper = {
+  '^@trellis/([a-z-]+)$': '<rootDir>/libs/$1/src',
+  '^@trellis/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
+};
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  moduleNameMapper,
+  setupFiles: ['reflect-metadata'],
+};

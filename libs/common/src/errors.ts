@@ -1,0 +1,62 @@
+/**
+ * Domain errors. Each carries a code; transports map codes in one place (the gateway's exception
+ * filter to HTTP status + Senlin error body, the bus transport to ack / retry / dead-letter).
+ * `type` is the exception class name Senlin reported in its error body.
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'INVALID_SPEC'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'FORBIDDEN'
+  | 'UNAUTHORIZED'
+  | 'NOT_ACCEPTABLE'
+  | 'UNAVAILABLE'
+  | 'INTERNAL';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Senlin's exception class name for the error body (e.g. ResourceNotFound, ActionConflict) */
+    readonly type: string = defaultType(code),
+    /** transient errors may be retried by a consumer; permanent ones are dead-lettered */
+    readonly transient = code === 'UNAVAILABLE',
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+function defaultType(code: ErrorCode): string {
+  switch (code) {
+    case 'BAD_REQUEST':
+      return 'BadRequest';
+    case 'INVALID_SPEC':
+      return 'InvalidSpec';
+    case 'NOT_FOUND':
+      return 'ResourceNotFound';
+    case 'CONFLICT':
+      return 'ActionConflict';
+    case 'FORBIDDEN':
+      return 'Forbidden';
+    case 'UNAUTHORIZED':
+      return 'HTTPUnauthorized';
+    case 'NOT_ACCEPTABLE':
+      return 'InvalidGlobalAPIVersion';
+    case 'UNAVAILABLE':
+      return 'ServiceUnavailable';
+    default:
+      return 'InternalError';
+  }
+}
+
+export const badRequest = (message: string, type = 'BadRequest') => new DomainError('BAD_REQUEST', message, type);
+export const notFound = (kind: string, id: string) =>
+  new DomainError('NOT_FOUND', `The ${kind} '${id}' could not be found.`, 'ResourceNotFound');
+export const conflict = (message: string, type = 'ActionConflict') => new DomainError('CONFLICT', message, type);
+export const forbidden = (message = 'You are not authorized to complete this operation.') =>
+  new DomainError('FORBIDDEN', message, 'Forbidden');
+export const unavailable = (message: string) => new DomainError('UNAVAILABLE', message, 'ServiceUnavailable', true);
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

@@ -1,0 +1,56 @@
+/** Vocabulary shared by every service (Senlin's names). */
+export const ActionStatuses = [
+  'INIT',
+  'WAITING',
+  'READY',
+  'RUNNING',
+  'SUSPENDED',
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+  'WAITING_LIFECYCLE_COMPLETION',
+] as const;
+export type ActionStatus = (typeof ActionStatuses)[number];
+export const ActiveActionStatuses: ActionStatus[] = ['READY', 'WAITING', 'RUNNING', 'WAITING_LIFECYCLE_COMPLETION'];
+export const FinalActionStatuses: ActionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+export const ClusterActions = [
+  'CLUSTER_CREATE',
+  'CLUSTER_DELETE',
+  'CLUSTER_UPDATE',
+  'CLUSTER_SCALE_OUT',
+  'CLUSTER_SCALE_IN',
+  'CLUSTER_RESIZE',
+  'CLUSTER_ADD_NODES',
+  'CLUSTER_DEL_NODES',
+  'CLUSTER_ATTACH_POLICY',
+  'CLUSTER_DETACH_POLICY',
+  'CLUSTER_UPDATE_POLICY',
+  'CLUSTER_CHECK',
+  'CLUSTER_REPAIR',
+  'NODE_CREATE',
+  'NODE_DELETE',
+  'NODE_UPDATE',
+] as const;
+export type ClusterActionName = (typeof ClusterActions)[number];
+
+export const ClusterStatuses = [
+  'INIT',
+  'ACTIVE',
+  'CREATING',
+  'UPDATING',
+  'RESIZING',
+  'DELETING',
+  'CHECKING',
+  'RECOVERING',
+  'CRITICAL',
+  'ERROR',
+  'WARNING',
+  'OPERATING',
+] as const;
+export type ClusterStatus = (typeof ClusterStatuses)[number];
+
+export const NodeStatuses = ['INIT', 'CREATING', 'ACTIVE', 'ERROR', 'WARNING', 'DELETING', 'DELETED', 'UPDATING', 'OPERATING'] as const;
+export type NodeStatus = (typeof NodeStatuses)[number];
+
+export const PROFILE_TYPE_NOVA_SERVER = 'os.nova.server-1.0';

@@ -1,0 +1,4 @@
+export * from './topology';
+export * from './messages';
+export * from './validate';
+export * from './domain';

@@ -1,0 +1,128 @@
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { MessageEnvelope } from './envelope.dto';
+
+/** Where one new server goes: the merged output of the placement policies for that node. */
+export class PlacementDto {
+  @IsOptional()
+  @IsString()
+  zone?: string;
+
+  @IsOptional()
+  @IsString()
+  servergroup?: string;
+}
+
+export class ServerCreateDto {
+  @IsUUID()
+  node_id: string;
+
+  @IsString()
+  name: string;
+
+  @IsInt()
+  @Min(0)
+  index: number;
+
+  @ValidateNested()
+  @Type(() => PlacementDto)
+  placement: PlacementDto;
+
+  /** the os.nova.server profile properties (flavor, image, networks, metadata, scheduler_hints, ...) */
+  @IsObject()
+  profile: Record<string, unknown>;
+
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, string>;
+}
+
+export class ServerDeleteDto {
+  @IsUUID()
+  node_id: string;
+
+  @IsOptional()
+  @IsString()
+  physical_id: string | null;
+
+  /** false: the node leaves the cluster but its server survives (deletion policy's destroy_after_deletion) */
+  @IsBoolean()
+  destroy: boolean;
+}
+
+export class ServerGroupCreateDto {
+  /** placeholder the engine used in the decision; the worker reports the real id under this ref */
+  @IsString()
+  ref: string;
+
+  @IsString()
+  name: string;
+
+  @IsString()
+  policy: string;
+
+  @IsOptional()
+  @IsObject()
+  rules?: Record<string, unknown>;
+}
+
+export class ServerGroupDeleteDto {
+  @IsString()
+  id: string;
+}
+
+/**
+ * policy-engine → nova-worker: what to change in Nova for one action, as decided by the chain.
+ * Server groups are created first (their refs are resolved in the placements), then servers are
+ * created, then servers deleted, then groups deleted.
+ */
+export class WorkOrderMessage extends MessageEnvelope {
+  @IsOptional()
+  @IsUUID()
+  cluster_id: string | null;
+
+  @IsString()
+  project: string;
+
+  @IsString()
+  action: string;
+
+  @IsIn(['create', 'delete', 'mixed', 'cloud'])
+  kind: 'create' | 'delete' | 'mixed' | 'cloud';
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ServerGroupCreateDto)
+  create_groups: ServerGroupCreateDto[] = [];
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ServerCreateDto)
+  create_servers: ServerCreateDto[] = [];
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ServerDeleteDto)
+  delete_servers: ServerDeleteDto[] = [];
+
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ServerGroupDeleteDto)
+  delete_groups: ServerGroupDeleteDto[] = [];
+
+  /** seconds a server may stay in BUILD before the worker gives up on it */
+  @IsInt()
+  @Min(1)
+  build_timeout: number;
+}

@@ -1,0 +1,85 @@
+/**
+ * What Trellis needs from Nova, in Trellis's own words. The HTTP implementation (Keystone v3 auth,
+ * service catalog, compute microversions, retries) and the simulator both answer through it; only
+ * the nova-worker holds one.
+ */
+
+export type ServerGroupPolicy = 'affinity' | 'anti-affinity' | 'soft-affinity' | 'soft-anti-affinity';
+
+export interface ServerGroup {
+  id: string;
+  name: string;
+  /** normalised: Nova 2.64+ `policy`, or `policies[0]` on older Nova */
+  policy: ServerGroupPolicy;
+  rules: Record<string, unknown>;
+  members: string[];
+}
+
+export type ServerStatus = 'BUILD' | 'ACTIVE' | 'ERROR' | 'DELETED' | 'SHUTOFF' | string;
+
+export interface Server {
+  id: string;
+  name: string;
+  status: ServerStatus;
+  /** OS-EXT-AZ:availability_zone */
+  availabilityZone: string | null;
+  /** OS-EXT-SRV-ATTR:host (admin only; null when not visible) */
+  host: string | null;
+  /** OS-EXT-SRV-ATTR:hypervisor_hostname (admin only) */
+  hypervisorHostname: string | null;
+  /** hostId: opaque per-project host hash, visible to everyone */
+  hostId: string | null;
+  metadata: Record<string, string>;
+  /** fault.message when status is ERROR (e.g. "No valid host was found. ...") */
+  fault: { code: number; message: string } | null;
+}
+
+export interface ServerCreateRequest {
+  name: string;
+  imageRef: string;
+  flavorRef: string;
+  /** "none", "auto", or a list of {uuid}/{port}/{fixed_ip} */
+  networks: 'none' | 'auto' | Array<Record<string, string>>;
+  availabilityZone?: string;
+  schedulerHints?: Record<string, unknown>;
+  metadata?: Record<string, string>;
+  keyName?: string;
+  userData?: string;
+}
+
+export interface AvailabilityZone {
+  name: string;
+  available: boolean;
+  /** host names, only from the admin /detail view */
+  hosts: string[] | null;
+}
+
+export interface Hypervisor {
+  id: string;
+  hypervisorHostname: string;
+  serviceHost: string;
+  state: string | null;
+  status: string | null;
+}
+
+export interface NovaPort {
+  /** the compute microversion in use (e.g. "2.64"), after negotiation */
+  microversion(): Promise<string>;
+
+  listServerGroups(): Promise<ServerGroup[]>;
+  getServerGroup(id: string): Promise<ServerGroup | null>;
+  /** by id first, then by exact name; null when neither matches */
+  findServerGroup(nameOrId: string): Promise<ServerGroup | null>;
+  createServerGroup(name: string, policy: ServerGroupPolicy, rules?: Record<string, unknown>): Promise<ServerGroup>;
+  deleteServerGroup(id: string): Promise<void>;
+
+  createServer(request: ServerCreateRequest): Promise<{ id: string }>;
+  getServer(id: string): Promise<Server | null>;
+  /** servers whose metadata contains every given key/value */
+  listServers(filter?: { metadata?: Record<string, string>; name?: string }): Promise<Server[]>;
+  deleteServer(id: string): Promise<void>;
+
+  listAvailabilityZones(detail?: boolean): Promise<AvailabilityZone[]>;
+  /** admin only: NovaForbidden when the credentials may not list hypervisors */
+  listHypervisors(): Promise<Hypervisor[]>;
+}

@@ -1,0 +1,24 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { jsonb, tstz } from './columns';
+
+@Entity('events')
+@Index(['project', 'timestamp'])
+@Index(['cluster_id'])
+@Index(['oid'])
+export class EventEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column(tstz) timestamp: Date;
+  @Column('uuid', { nullable: true }) oid: string | null;
+  @Column('varchar', { length: 255, nullable: true }) oname: string | null;
+  /** CLUSTER | NODE */
+  @Column('varchar', { length: 32 }) otype: string;
+  @Column('uuid', { nullable: true }) cluster_id: string | null;
+  /** logging level as a number: 50 CRITICAL, 40 ERROR, 30 WARN, 20 INFO, 10 DEBUG */
+  @Column('int') level: number;
+  @Column('varchar', { length: 64 }) user: string;
+  @Column('varchar', { length: 64 }) project: string;
+  @Column('varchar', { length: 64, nullable: true }) action: string | null;
+  @Column('varchar', { length: 64, nullable: true }) status: string | null;
+  @Column('text', { default: '' }) status_reason: string;
+  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) meta_data: Record<string, unknown>;
+}

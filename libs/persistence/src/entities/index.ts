@@ -1,0 +1,42 @@
+import { ActionEntity } from './action.entity';
+import { CloudFactEntity } from './cloud-fact.entity';
+import { ClusterPolicyEntity } from './cluster-policy.entity';
+import { ClusterEntity } from './cluster.entity';
+import { DecisionEntity } from './decision.entity';
+import { EventEntity } from './event.entity';
+import { NodeEntity } from './node.entity';
+import { OutboxEntity } from './outbox.entity';
+import { PolicyEntity } from './policy.entity';
+import { ProcessedMessageEntity } from './processed-message.entity';
+import { ProfileEntity } from './profile.entity';
+import { WorkOrderEntity } from './work-order.entity';
+
+export {
+  ActionEntity,
+  CloudFactEntity,
+  ClusterEntity,
+  ClusterPolicyEntity,
+  DecisionEntity,
+  EventEntity,
+  NodeEntity,
+  OutboxEntity,
+  PolicyEntity,
+  ProcessedMessageEntity,
+  ProfileEntity,
+  WorkOrderEntity,
+};
+
+export const ALL_ENTITIES = [
+  ActionEntity,
+  CloudFactEntity,
+  ClusterEntity,
+  ClusterPolicyEntity,
+  DecisionEntity,
+  EventEntity,
+  NodeEntity,
+  OutboxEntity,
+  PolicyEntity,
+  ProcessedMessageEntity,
+  ProfileEntity,
+  WorkOrderEntity,
+];

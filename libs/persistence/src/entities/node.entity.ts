@@ -1,0 +1,38 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { jsonb, tstz } from './columns';
+
+@Entity('nodes')
+@Index(['cluster_id'])
+@Index(['project', 'name'])
+@Index(['action_id'])
+@Index(['status', 'lease_expires_at'])
+export class NodeEntity {
+  /** chosen by the policy-engine in the decision, so a redelivered work order cannot add a row */
+  @PrimaryColumn('uuid') id: string;
+  @Column('varchar', { length: 255 }) name: string;
+  @Column('uuid', { nullable: true }) cluster_id: string | null;
+  @Column('uuid') profile_id: string;
+  @Column('varchar', { length: 64 }) project: string;
+  @Column('varchar', { length: 64 }) user: string;
+  @Column('varchar', { length: 64, nullable: true }) domain: string | null;
+  /** the Nova server id */
+  @Column('varchar', { length: 64, nullable: true }) physical_id: string | null;
+  @Column('int', { default: -1 }) index: number;
+  @Column('varchar', { length: 255, nullable: true }) role: string | null;
+  @Column('varchar', { length: 32 }) status: string;
+  @Column('text', { default: '' }) status_reason: string;
+  /** `placement: {zone, servergroup, host}` and anything policies record about the node */
+  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) data: Record<string, unknown>;
+  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) metadata: Record<string, unknown>;
+  @Column('boolean', { default: false }) tainted: boolean;
+  @Column({ ...tstz, nullable: true }) init_at: Date | null;
+  @Column({ ...tstz, nullable: true }) created_at: Date | null;
+  @Column({ ...tstz, nullable: true }) updated_at: Date | null;
+  /** the action currently creating or deleting this node */
+  @Column('uuid', { nullable: true }) action_id: string | null;
+  /** which worker instance is watching this node's build/delete, and until when */
+  @Column('varchar', { length: 128, nullable: true }) lease_owner: string | null;
+  @Column({ ...tstz, nullable: true }) lease_expires_at: Date | null;
+  /** when a build that has not reached ACTIVE is given up */
+  @Column({ ...tstz, nullable: true }) build_deadline: Date | null;
+}

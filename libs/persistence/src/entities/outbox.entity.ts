@@ -1,0 +1,25 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { bigintAsNumber, jsonb, tstz } from './columns';
+
+/**
+ * Messages written in the same transaction as the state change they announce; the outbox relay
+ * publishes them with publisher confirms and only then marks them published.
+ */
+@Entity('outbox')
+@Index(['published_at', 'id'])
+export class OutboxEntity {
+  @PrimaryGeneratedColumn('identity', { type: 'bigint', transformer: bigintAsNumber }) id: number;
+  @Column('varchar', { length: 128 }) exchange: string;
+  @Column('varchar', { length: 255 }) routing_key: string;
+  @Index({ unique: true })
+  @Column('uuid')
+  message_id: string;
+  @Column('varchar', { length: 128, nullable: true }) type: string | null;
+  @Column('varchar', { length: 128, nullable: true }) correlation_id: string | null;
+  @Column(jsonb) payload: Record<string, unknown>;
+  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) headers: Record<string, unknown>;
+  @Column(tstz) created_at: Date;
+  @Column({ ...tstz, nullable: true }) published_at: Date | null;
+  @Column('int', { default: 0 }) attempts: number;
+  @Column('text', { nullable: true }) last_error: string | null;
+}
