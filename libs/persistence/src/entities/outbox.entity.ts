@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { bigintAsNumber, jsonb, tstz } from './columns';
+import { jsonb, tstz } from './columns';
 
 /**
  * Messages written in the same transaction as the state change they announce; the outbox relay
@@ -8,7 +8,8 @@ import { bigintAsNumber, jsonb, tstz } from './columns';
 @Entity('outbox')
 @Index(['published_at', 'id'])
 export class OutboxEntity {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', transformer: bigintAsNumber }) id: number;
+  /** bigint: pg returns it as a string */
+  @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
   @Column('varchar', { length: 128 }) exchange: string;
   @Column('varchar', { length: 255 }) routing_key: string;
   @Index({ unique: true })
