@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+
+/**
+ * The one place that reads process.env. Every value is validated into a typed object at start-up;
+ * a missing or bad value stops the process with a message naming the variable.
+ */
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`configuration error: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface OpenStackSettings {
+  /** OS_CLOUD: an entry of clouds.yaml (./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml) */
+  cloud: string | null;
+  /** OS_CLIENT_CONFIG_FILE: an explicit clouds.yaml path */
+  cloudsFile: string | null;
+  authUrl: string | null;
+  authType: string | null;
+  username: string | null;
+  userId: string | null;
+  password: string | null;
+  userDomainName: string | null;
+  userDomainId: string | null;
+  projectName: string | null;
+  projectId: string | null;
+  projectDomainName: string | null;
+  projectDomainId: string | null;
+  regionName: string | null;
+  interface: string;
+  applicationCredentialId: string | null;
+  applicationCredentialName: string | null;
+  applicationCredentialSecret: string | null;
+  /** TRELLIS_COMPUTE_ENDPOINT: skip the catalog and use this compute URL */
+  computeEndpoint: string | null;
+  /** OS_COMPUTE_API_VERSION: pin a microversion instead of negotiating */
+  computeApiVersion: string | null;
+}
+
+export interface TrellisConfig {
+  instanceId: string;
+  logLevel: LogLevel;
+  http: { host: string; port: number; publicUrl: string | null };
+  database: { url: string | null; dataDir: string; poolSize: number; logging: boolean };
+  amqp: { url: string | null; prefetch: number; deliveryLimit: number };
+  /** the real cloud; when authUrl and cloud are both null the built-in simulator is used */
+  openstack: OpenStackSettings;
+  simulator: {
+    host: string;
+    port: number;
+    buildDelayMs: number;
+    topologyFile: string | null;
+    demoPassword: string;
+    adminPassword: string;
+  };
+  engine: { leaseSeconds: number; resumeIntervalSeconds: number; plugins: string[]; driftIntervalSeconds: number };
+  worker: { pollIntervalMs: number; buildTimeoutSeconds: number; factsRefreshSeconds: number; concurrency: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? null : v.trim();
+}
+
+function int(env: Env, name: string, dflt: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = str(env, name);
+  if (raw === null) return dflt;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, dflt: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === null) return dflt;
+  const v = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `must be true or false, got '${raw}'`);
+}
+
+function url(env: Env, name: string, schemes: string[]): string | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `is not a valid URL`);
+  }
+  if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(name, `must use ${schemes.join(' or ')}, got '${parsed.protocol}'`);
+  }
+  return raw;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T {
+  const raw = str(env, name);
+  if (raw === null) return dflt;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got '${raw}'`);
+  }
+  return raw as T;
+}
+
+export function loadConfig(env: Env = process.env): TrellisConfig {
+  const instanceId = str(env, 'TRELLIS_INSTANCE_ID') ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  return {
+    instanceId,
+    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    http: {
+      host: str(env, 'TRELLIS_HOST') ?? '127.0.0.1',
+      port: int(env, 'TRELLIS_PORT', 8777, 0, 65535),
+      publicUrl: url(env, 'TRELLIS_PUBLIC_URL', ['http', 'https']),
+    },
+    database: {
+      url: url(env, 'DATABASE_URL', ['postgres', 'postgresql']),
+      dataDir: str(env, 'TRELLIS_DATA_DIR') ?? './data',
+      poolSize: int(env, 'TRELLIS_DB_POOL_SIZE', 10, 1, 200),
+      logging: bool(env, 'TRELLIS_DB_LOGGING', false),
+    },
+    amqp: {
+      url: url(env, 'AMQP_URL', ['amqp', 'amqps']),
+      prefetch: int(env, 'TRELLIS_PREFETCH', 16, 1, 10000),
+      deliveryLimit: int(env, 'TRELLIS_DELIVERY_LIMIT', 5, 1, 1000),
+    },
+    openstack: {
+      cloud: str(env, 'OS_CLOUD'),
+      cloudsFile: str(env, 'OS_CLIENT_CONFIG_FILE'),
+      authUrl: url(env, 'OS_AUTH_URL', ['http', 'https']),
+      authType: str(env, 'OS_AUTH_TYPE'),
+      username: str(env, 'OS_USERNAME'),
+      userId: str(env, 'OS_USER_ID'),
+      password: str(env, 'OS_PASSWORD'),
+      userDomainName: str(env, 'OS_USER_DOMAIN_NAME'),
+      userDomainId: str(env, 'OS_USER_DOMAIN_ID'),
+      projectName: str(env, 'OS_PROJECT_NAME') ?? str(env, 'OS_TENANT_NAME'),
+      projectId: str(env, 'OS_PROJECT_ID') ?? str(env, 'OS_TENANT_ID'),
+      projectDomainName: str(env, 'OS_PROJECT_DOMAIN_NAME'),
+      projectDomainId: str(env, 'OS_PROJECT_DOMAIN_ID'),
+      regionName: str(env, 'OS_REGION_NAME'),
+      interface: oneOf(env, 'OS_INTERFACE', ['public', 'internal', 'admin'] as const, 'public'),
+      applicationCredentialId: str(env, 'OS_APPLICATION_CREDENTIAL_ID'),
+      applicationCredentialName: str(env, 'OS_APPLICATION_CREDENTIAL_NAME'),
+      applicationCredentialSecret: str(env, 'OS_APPLICATION_CREDENTIAL_SECRET'),
+      computeEndpoint: url(env, 'TRELLIS_COMPUTE_ENDPOINT', ['http', 'https']),
+      computeApiVersion: (() => {
+        const v = str(env, 'OS_COMPUTE_API_VERSION');
+        if (v !== null && !/^2\.\d+$/.test(v)) throw new ConfigError('OS_COMPUTE_API_VERSION', `must look like 2.X, got '${v}'`);
+        return v;
+      })(),
+    },
+    simulator: {
+      host: str(env, 'SIMULATOR_HOST') ?? '127.0.0.1',
+      port: int(env, 'SIMULATOR_PORT', 8780, 0, 65535),
+      buildDelayMs: int(env, 'SIMULATOR_BUILD_DELAY_MS', 500, 0, 3_600_000),
+      topologyFile: str(env, 'SIMULATOR_TOPOLOGY_FILE'),
+      demoPassword: str(env, 'TRELLIS_DEMO_PASSWORD') ?? 'demo',
+      adminPassword: str(env, 'TRELLIS_ADMIN_PASSWORD') ?? 'admin',
+    },
+    engine: {
+      leaseSeconds: int(env, 'TRELLIS_LEASE_SECONDS', 30, 1, 86400),
+      resumeIntervalSeconds: int(env, 'TRELLIS_RESUME_INTERVAL_SECONDS', 15, 1, 86400),
+      plugins: (str(env, 'TRELLIS_POLICY_PLUGINS') ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      driftIntervalSeconds: int(env, 'TRELLIS_DRIFT_INTERVAL_SECONDS', 0, 0, 86400 * 7),
+    },
+    worker: {
+      pollIntervalMs: int(env, 'TRELLIS_POLL_INTERVAL_MS', 500, 10, 600_000),
+      buildTimeoutSeconds: int(env, 'TRELLIS_BUILD_TIMEOUT_SECONDS', 600, 1, 86400),
+      factsRefreshSeconds: int(env, 'TRELLIS_FACTS_REFRESH_SECONDS', 60, 1, 86400),
+      concurrency: int(env, 'TRELLIS_WORKER_CONCURRENCY', 8, 1, 256),
+    },
+  };
+}
+
+/** true when no real cloud is configured and the built-in simulator stands in for Nova. */
+export const usesSimulator = (c: TrellisConfig) => c.openstack.authUrl === null && c.openstack.cloud === null;
