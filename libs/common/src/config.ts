@@ -56,6 +56,8 @@ export interface TrellisConfig {
   simulator: {
     host: string;
     port: number;
+    /** the base URL the simulator's catalog advertises (when clients reach it by another name) */
+    publicUrl: string | null;
     buildDelayMs: number;
     topologyFile: string | null;
     demoPassword: string;
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
     simulator: {
       host: str(env, 'SIMULATOR_HOST') ?? '127.0.0.1',
       port: int(env, 'SIMULATOR_PORT', 8780, 0, 65535),
+      publicUrl: url(env, 'SIMULATOR_PUBLIC_URL', ['http', 'https']),
       buildDelayMs: int(env, 'SIMULATOR_BUILD_DELAY_MS', 500, 0, 3_600_000),
       topologyFile: str(env, 'SIMULATOR_TOPOLOGY_FILE'),
       demoPassword: str(env, 'TRELLIS_DEMO_PASSWORD') ?? 'demo',

@@ -54,3 +54,10 @@ export const NodeStatuses = ['INIT', 'CREATING', 'ACTIVE', 'ERROR', 'WARNING', '
 export type NodeStatus = (typeof NodeStatuses)[number];
 
 export const PROFILE_TYPE_NOVA_SERVER = 'os.nova.server-1.0';
+
+/** Kinds of Nova facts the nova-worker keeps in `cloud_facts` for the policy-engine. */
+export const CloudFactKinds = {
+  availabilityZones: 'availability_zones',
+  hypervisors: 'hypervisors',
+  serverGroups: 'server_groups',
+} as const;

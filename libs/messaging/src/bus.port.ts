@@ -21,6 +21,9 @@ export interface OutgoingMessage {
 
 export interface IncomingMessage {
   queue: string;
+  /** the exchange and routing key it was published with (a transport may route on the key) */
+  exchange?: string;
+  routingKey?: string;
   /** parsed JSON body, or undefined when the payload was not JSON (`parseError` says why) */
   body: unknown;
   parseError?: string;

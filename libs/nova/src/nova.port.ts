@@ -36,7 +36,9 @@ export interface Server {
 
 export interface ServerCreateRequest {
   name: string;
+  /** image id, or a name the client looks up in Glance (when the catalog has an image service) */
   imageRef: string;
+  /** flavor id, or a flavor name the client looks up in Nova */
   flavorRef: string;
   /** "none", "auto", or a list of {uuid}/{port}/{fixed_ip} */
   networks: 'none' | 'auto' | Array<Record<string, string>>;
@@ -44,6 +46,7 @@ export interface ServerCreateRequest {
   schedulerHints?: Record<string, unknown>;
   metadata?: Record<string, string>;
   keyName?: string;
+  /** plain text; the client base64-encodes it as Nova requires */
   userData?: string;
 }
 
@@ -75,11 +78,18 @@ export interface NovaPort {
 
   createServer(request: ServerCreateRequest): Promise<{ id: string }>;
   getServer(id: string): Promise<Server | null>;
-  /** servers whose metadata contains every given key/value */
+  /**
+   * servers of the caller's project whose metadata contains every given key/value; `name` is
+   * Nova's name filter, a regular expression
+   */
   listServers(filter?: { metadata?: Record<string, string>; name?: string }): Promise<Server[]>;
   deleteServer(id: string): Promise<void>;
 
+  /** zones servers can be booted into (never Nova's `internal` zone), in both views */
   listAvailabilityZones(detail?: boolean): Promise<AvailabilityZone[]>;
   /** admin only: NovaForbidden when the credentials may not list hypervisors */
   listHypervisors(): Promise<Hypervisor[]>;
 }
+
+/** Nest injection token for the NovaPort. */
+export const NOVA_PORT = Symbol('NOVA_PORT');

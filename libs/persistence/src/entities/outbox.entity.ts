@@ -23,4 +23,9 @@ export class OutboxEntity {
   @Column({ ...tstz, nullable: true }) published_at: Date | null;
   @Column('int', { default: 0 }) attempts: number;
   @Column('text', { nullable: true }) last_error: string | null;
+  /**
+   * Not claimable before this time: a relay's lease while it publishes the row (so two relays never
+   * publish it at once, and a crashed relay's claim runs out), or the retry time after a failure.
+   */
+  @Column({ ...tstz, nullable: true }) claimed_until: Date | null;
 }

@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { conflict } from '@trellis/common';
+import {
+  ActiveActionStatuses,
+  Exchanges,
+  Headers,
+  RoutingKeys,
+  SCHEMA_VERSION,
+  type ActionMessageCause,
+  type ActionRequestedMessage,
+  type ClusterActionName,
+} from '@trellis/contracts';
+import { ActionEntity, ClusterPolicyEntity, PolicyEntity } from '@trellis/persistence/entities';
+import { In } from 'typeorm';
+import type { ApiRequest } from '../core/request.decorators';
+import type { Tx } from '../infra/unit-of-work';
+import { BYPASS_CONFLICT_CHECKS, actionName } from './action-names';
+
+export interface NewAction {
+  action: ClusterActionName;
+  /** the cluster or node the action works on */
+  target: string;
+  clusterId: string | null;
+  inputs: Record<string, unknown>;
+  timeout: number;
+}
+
+const SCALING_ACTIONS: readonly string[] = ['CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN'];
+const SCALING_POLICY_PREFIX = 'senlin.policy.scaling-';
+
+/**
+ * Stores a READY action and its `action.requested` outbox row in the caller's transaction, after
+ * Senlin's request-time checks (senlin-api §1.4): cluster locked, conflicting active action on the
+ * same target, scaling cooldown. The target row is locked first so two requests cannot both pass.
+ */
+@Injectable()
+export class ActionSubmitter {
+  async submit(tx: Tx, req: ApiRequest, a: NewAction): Promise<ActionEntity> {
+    const { manager } = tx;
+    if (!BYPASS_CONFLICT_CHECKS.includes(a.action)) await this.checkConflicts(tx, a);
+    const now = new Date();
+    const row = manager.getRepository(ActionEntity).create({
+      id: randomUUID(),
+      name: actionName(a.action, a.target),
+      cluster_id: a.clusterId,
+      target: a.target,
+      action: a.action,
+      cause: 'RPC Request',
+      owner: null,
+      interval: -1,
+      start_time: null,
+      end_time: null,
+      timeout: a.timeout,
+      status: 'READY',
+      status_reason: '',
+      inputs: a.inputs,
+      outputs: {},
+      data: {},
+      depends_on: [],
+      depended_by: [],
+      project: req.caller.projectId,
+      user: req.caller.userId,
+      domain: req.caller.domainId,
+      created_at: now,
+      updated_at: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      attempts: 0,
+    });
+    await manager.getRepository(ActionEntity).insert(row);
+    await this.announce(tx, row, req.requestId, 'submitted');
+    return row;
+  }
+
+  /** Writes the `action.requested` outbox row for a stored action. */
+  async announce(tx: Tx, action: ActionEntity, correlationId: string, cause: ActionMessageCause): Promise<string> {
+    const message: ActionRequestedMessage = {
+      message_id: randomUUID(),
+      schema_version: SCHEMA_VERSION,
+      action_id: action.id,
+      correlation_id: correlationId,
+      sent_at: new Date().toISOString(),
+      cluster_id: action.cluster_id,
+      action: action.action,
+      project: action.project,
+      cause,
+    };
+    await tx.addToOutbox({
+      exchange: Exchanges.actions,
+      routingKey: RoutingKeys.actionRequested,
+      messageId: message.message_id,
+      type: 'action.requested',
+      correlationId,
+      body: message,
+      headers: { [Headers.schemaVersion]: SCHEMA_VERSION },
+    });
+    return message.message_id;
+  }
+
+  private async checkConflicts(tx: Tx, a: NewAction): Promise<void> {
+    const { manager } = tx;
+    const lockTable = a.target === a.clusterId ? 'clusters' : 'nodes';
+    await manager.query(`SELECT id FROM ${lockTable} WHERE id = $1 FOR UPDATE`, [a.target]);
+    const actions = manager.getRepository(ActionEntity);
+    if (a.clusterId) {
+      const running = await actions.find({
+        where: { cluster_id: a.clusterId, status: 'RUNNING' },
+        order: { created_at: 'ASC' },
+      });
+      if (running.length) {
+        throw conflict(
+          `${a.action} for cluster '${a.clusterId}' cannot be completed because it is already locked.`,
+          'ResourceIsLocked',
+        );
+      }
+    }
+    const active = await actions.find({
+      where: { target: a.target, status: In(ActiveActionStatuses) },
+      order: { created_at: 'ASC' },
+    });
+    if (active.length) {
+      throw conflict(
+        `The ${a.action} action for target ${a.target} conflicts with the following action(s): ${active.map((x) => x.id).join(',')}`,
+      );
+    }
+    if (a.clusterId && SCALING_ACTIONS.includes(a.action)) await this.checkCooldown(tx, a.action, a.clusterId);
+  }
+
+  /** An enabled scaling policy for this event whose last operation is younger than its cooldown. */
+  private async checkCooldown(tx: Tx, action: string, clusterId: string): Promise<void> {
+    const bindings = await tx.manager
+      .getRepository(ClusterPolicyEntity)
+      .createQueryBuilder('b')
+      .innerJoin(PolicyEntity, 'p', 'p.id = b.policy_id')
+      .where('b.cluster_id = :clusterId AND b.enabled = true', { clusterId })
+      .andWhere('p.type LIKE :type', { type: `${SCALING_POLICY_PREFIX}%` })
+      .select(['b.policy_id AS policy_id', 'b.last_op AS last_op', 'p.spec AS spec'])
+      .orderBy('b.priority', 'ASC')
+      .addOrderBy('b.attached_at', 'ASC')
+      .getRawMany<{ policy_id: string; last_op: Date | string | null; spec: Record<string, unknown> }>();
+    const now = Date.now();
+    for (const b of bindings) {
+      const props = (b.spec?.properties ?? {}) as Record<string, unknown>;
+      if (props.event !== action || b.last_op === null) continue;
+      const cooldown = Number((props.adjustment as Record<string, unknown> | undefined)?.cooldown ?? 0);
+      if (!Number.isFinite(cooldown) || cooldown <= 0) continue;
+      if (new Date(b.last_op).getTime() + cooldown * 1000 > now) {
+        throw conflict(
+          `The ${action} action for cluster ${clusterId} cannot be processed due to Policy ${b.policy_id} cooldown still in progress`,
+          'ActionCooldown',
+        );
+      }
+    }
+  }
+}

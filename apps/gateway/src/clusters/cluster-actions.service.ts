@@ -1,0 +1,205 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { badRequest, conflict } from '@trellis/common';
+import { ClusterEntity, ClusterPolicyEntity, NodeEntity, PolicyEntity, ProfileEntity } from '@trellis/persistence/entities';
+import type { ClusterActionName } from '@trellis/contracts';
+import { ActionSubmitter } from '../actions/action-submitter';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
+import type { ApiRequest } from '../core/request.decorators';
+import { ADJUSTMENT_TYPES, CHANGE_IN_PERCENTAGE, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
+import { UnitOfWork, type Tx } from '../infra/unit-of-work';
+import {
+  boolField,
+  checkKeys,
+  enumField,
+  intField,
+  isMap,
+  numberField,
+  pyList,
+  stringField,
+  stringListField,
+  type Json,
+} from '../shared/body';
+import { lookup, mustFind } from '../shared/lookup';
+
+const SUPPORTED = ['scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check'];
+/** Senlin actions Trellis does not run (no health/recovery or lifecycle hooks). */
+const UNSUPPORTED = ['replace_nodes', 'recover', 'complete_lifecycle'];
+
+interface Planned {
+  action: ClusterActionName;
+  inputs: Record<string, unknown>;
+}
+
+/**
+ * POST /v1/clusters/{id}/actions: Senlin's synchronous request checks (senlin-api §5.5), then one
+ * READY action plus its outbox row. The engine does the rest.
+ */
+@Injectable()
+export class ClusterActionsService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly submitter: ActionSubmitter,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async perform(req: ApiRequest, identity: string, body: unknown): Promise<string> {
+    const [key, data] = pickAction(body);
+    return this.uow.run(async (tx) => {
+      const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
+      const planned = await this.plan(tx, req, cluster, identity, key, data);
+      const action = await this.submitter.submit(tx, req, {
+        action: planned.action,
+        target: cluster.id,
+        clusterId: cluster.id,
+        inputs: planned.inputs,
+        timeout: cluster.timeout,
+      });
+      return action.id;
+    });
+  }
+
+  private plan(tx: Tx, req: ApiRequest, cluster: ClusterEntity, identity: string, key: string, data: Json): Promise<Planned> | Planned {
+    switch (key) {
+      case 'scale_out':
+      case 'scale_in':
+        return this.scale(cluster, key, data);
+      case 'resize':
+        return this.resize(tx, cluster, data);
+      case 'policy_attach':
+        return this.policyAttach(tx, req, data);
+      case 'policy_detach':
+      case 'policy_update':
+        return this.policyBindingChange(tx, req, cluster, identity, key, data);
+      case 'add_nodes':
+        return this.addNodes(tx, req, cluster, data);
+      case 'del_nodes':
+        return this.delNodes(tx, req, cluster, data);
+      default:
+        return { action: 'CLUSTER_CHECK', inputs: data };
+    }
+  }
+
+  private scale(cluster: ClusterEntity, key: 'scale_out' | 'scale_in', data: Json): Planned {
+    checkKeys(data, ['count']);
+    const count = intField(data, 'count', { min: 0 });
+    const action = key === 'scale_out' ? 'CLUSTER_SCALE_OUT' : 'CLUSTER_SCALE_IN';
+    const error = checkScaleRequest(cluster, action, count, this.config.maxNodesPerCluster);
+    if (error) throw badRequest(error);
+    return { action, inputs: count === null ? {} : { count } };
+  }
+
+  private async resize(tx: Tx, cluster: ClusterEntity, data: Json): Promise<Planned> {
+    checkKeys(data, ['adjustment_type', 'number', 'min_size', 'max_size', 'min_step', 'strict']);
+    const limit = this.config.maxNodesPerCluster;
+    const params = {
+      adjustment_type: enumField(data, 'adjustment_type', ADJUSTMENT_TYPES),
+      number: numberField(data, 'number'),
+      min_size: intField(data, 'min_size', { min: 0, capacity: true }),
+      max_size: intField(data, 'max_size', { min: -1, capacity: true }),
+      min_step: intField(data, 'min_step', { min: 0 }),
+      strict: boolField(data, 'strict') ?? true,
+    };
+    const nodeCount = await tx.manager.getRepository(NodeEntity).countBy({ cluster_id: cluster.id });
+    const error = checkResizeRequest(cluster, nodeCount, params, limit);
+    if (error) throw badRequest(error);
+    if (params.adjustment_type !== CHANGE_IN_PERCENTAGE) params.min_step = null;
+    return { action: 'CLUSTER_RESIZE', inputs: { ...params } };
+  }
+
+  private async policyAttach(tx: Tx, req: ApiRequest, data: Json): Promise<Planned> {
+    checkKeys(data, ['policy_id', 'enabled'], ['policy_id']);
+    const policyId = stringField(data, 'policy_id');
+    if (policyId === null) throw badRequest("'policy_id' is a required property");
+    const enabled = boolField(data, 'enabled') ?? true;
+    const policy = await lookup(tx.manager, PolicyEntity, policyId, { project: req.caller.projectId });
+    if (!policy) throw badRequest(`The specified policy '${policyId}' could not be found.`);
+    return { action: 'CLUSTER_ATTACH_POLICY', inputs: { policy_id: policy.id, enabled } };
+  }
+
+  private async policyBindingChange(
+    tx: Tx,
+    req: ApiRequest,
+    cluster: ClusterEntity,
+    clusterIdentity: string,
+    key: 'policy_detach' | 'policy_update',
+    data: Json,
+  ): Promise<Planned> {
+    checkKeys(data, key === 'policy_detach' ? ['policy_id'] : ['policy_id', 'enabled'], ['policy_id']);
+    const policyId = stringField(data, 'policy_id');
+    if (policyId === null) throw badRequest("'policy_id' is a required property");
+    const policy = await lookup(tx.manager, PolicyEntity, policyId, { project: req.caller.projectId });
+    if (!policy) throw badRequest(`The specified policy '${policyId}' could not be found.`);
+    const binding = await tx.manager.getRepository(ClusterPolicyEntity).findOneBy({ cluster_id: cluster.id, policy_id: policy.id });
+    if (!binding) {
+      throw badRequest(`The policy '${policyId}' is not attached to the specified cluster '${clusterIdentity}'.`);
+    }
+    if (key === 'policy_detach') return { action: 'CLUSTER_DETACH_POLICY', inputs: { policy_id: policy.id } };
+    return { action: 'CLUSTER_UPDATE_POLICY', inputs: { policy_id: policy.id, enabled: boolField(data, 'enabled') ?? true } };
+  }
+
+  private async addNodes(tx: Tx, req: ApiRequest, cluster: ClusterEntity, data: Json): Promise<Planned> {
+    checkKeys(data, ['nodes'], ['nodes']);
+    const identities = stringListField(data, 'nodes', 1) ?? [];
+    const { found, missing } = await this.findNodes(tx, req, identities);
+    if (missing.length) throw badRequest(`Nodes not found: ${pyList(missing)}.`);
+    const owned = found.filter(([, n]) => n.cluster_id !== null).map(([i]) => i);
+    if (owned.length) throw badRequest(`Nodes ${pyList(owned)} already owned by some cluster.`);
+    const inactive = found.filter(([, n]) => n.status !== 'ACTIVE').map(([i]) => i);
+    if (inactive.length) throw badRequest(`Nodes are not ACTIVE: ${pyList(inactive)}.`);
+    const profiles = tx.manager.getRepository(ProfileEntity);
+    const clusterProfile = await profiles.findOneBy({ id: cluster.profile_id });
+    const mismatched: string[] = [];
+    for (const [identity, node] of found) {
+      const profile = await profiles.findOneBy({ id: node.profile_id });
+      if (!profile || profile.type !== clusterProfile?.type) mismatched.push(identity);
+    }
+    if (mismatched.length) throw badRequest(`Profile type of nodes ${pyList(mismatched)} does not match that of the cluster.`);
+    const ids = [...new Set(found.map(([, n]) => n.id))];
+    const error = checkSizeParams(cluster, cluster.desired_capacity + ids.length, null, null, true, this.config.maxNodesPerCluster);
+    if (error) throw badRequest(error);
+    return { action: 'CLUSTER_ADD_NODES', inputs: { nodes: ids } };
+  }
+
+  private async delNodes(tx: Tx, req: ApiRequest, cluster: ClusterEntity, data: Json): Promise<Planned> {
+    const allowed = req.version.atLeast('1.4') ? ['nodes', 'destroy_after_deletion'] : ['nodes'];
+    checkKeys(data, allowed, ['nodes']);
+    const identities = stringListField(data, 'nodes', 1) ?? [];
+    const destroy = boolField(data, 'destroy_after_deletion');
+    const { found, missing } = await this.findNodes(tx, req, identities);
+    if (missing.length) throw badRequest(`Nodes not found: ${pyList(missing)}.`);
+    const strangers = found.filter(([, n]) => n.cluster_id !== cluster.id).map(([i]) => i);
+    if (strangers.length) throw badRequest(`Nodes not members of specified cluster: ${pyList(strangers)}.`);
+    const ids = [...new Set(found.map(([, n]) => n.id))];
+    const error = checkSizeParams(cluster, cluster.desired_capacity - ids.length, null, null, true, this.config.maxNodesPerCluster);
+    if (error) throw badRequest(error);
+    const inputs: Record<string, unknown> = { candidates: ids, count: ids.length };
+    if (destroy !== null) inputs.destroy_after_deletion = destroy;
+    return { action: 'CLUSTER_DEL_NODES', inputs };
+  }
+
+  private async findNodes(tx: Tx, req: ApiRequest, identities: string[]) {
+    const found: Array<[string, NodeEntity]> = [];
+    const missing: string[] = [];
+    for (const identity of identities) {
+      const node = await lookup(tx.manager, NodeEntity, identity, { project: req.caller.projectId });
+      if (node) found.push([identity, node]);
+      else missing.push(identity);
+    }
+    return { found, missing };
+  }
+}
+
+/** The body holds exactly one known action key whose value is a map (a null value is an empty map). */
+function pickAction(body: unknown): [string, Json] {
+  if (!isMap(body) || Object.keys(body).length === 0) throw badRequest('No action specified', 'HTTPBadRequest');
+  const keys = Object.keys(body);
+  if (keys.length > 1) throw badRequest('Multiple actions specified', 'HTTPBadRequest');
+  const key = keys[0];
+  if (UNSUPPORTED.includes(key)) throw conflict(`The cluster action '${key}' is not supported.`, 'FeatureNotSupported');
+  if (!SUPPORTED.includes(key)) throw badRequest(`Unrecognized action '${key}' specified`, 'HTTPBadRequest');
+  const data = body[key] ?? {};
+  if (!isMap(data)) throw badRequest('The data provided is not a map', 'HTTPBadRequest');
+  return [key, data];
+}
+
+export const clusterActionKeys = [...SUPPORTED];

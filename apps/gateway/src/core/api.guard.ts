@@ -1,0 +1,59 @@
+import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DomainError, TOKEN_VALIDATOR, isDomainError, unavailable, type AuthContext, type TokenValidator } from '@trellis/common';
+import { API_VERSION_HEADER, SERVICE_TYPE, negotiateApiVersion } from './api-version';
+import { GATEWAY_CONFIG, type GatewayConfig } from './gateway-config';
+import type { HttpRequest, HttpResponse } from './http.types';
+import { contextOf } from './request-context.middleware';
+
+const PUBLIC_ROUTE = 'trellis:public-route';
+/** Version discovery: no token and no microversion. */
+export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
+
+export const AUTH_REQUIRED = 'The request you have made requires authentication.';
+
+/**
+ * Runs before every controller method: negotiates the microversion (echoed on the response) and
+ * authenticates the caller through the injected TokenValidator (Keystone). The project a request
+ * works on comes from here only.
+ */
+@Injectable()
+export class ApiGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(TOKEN_VALIDATOR) private readonly tokens: TokenValidator,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]);
+    if (isPublic) return true;
+    const req = context.switchToHttp().getRequest<HttpRequest>();
+    const res = context.switchToHttp().getResponse<HttpResponse>();
+    const ctx = contextOf(req, this.config.publicUrl);
+    ctx.version = negotiateApiVersion(header(req, 'openstack-api-version'), header(req, 'accept'));
+    res.setHeader(API_VERSION_HEADER, `${SERVICE_TYPE} ${ctx.version}`);
+    res.append('Vary', API_VERSION_HEADER);
+    ctx.caller = await this.authenticate(header(req, 'x-auth-token'));
+    return true;
+  }
+
+  private async authenticate(token: string | undefined): Promise<AuthContext> {
+    if (!token) throw new DomainError('UNAUTHORIZED', AUTH_REQUIRED, 'HTTPUnauthorized');
+    let caller: AuthContext | null;
+    try {
+      caller = await this.tokens.validate(token);
+    } catch (e) {
+      if (isDomainError(e)) throw e;
+      throw unavailable('The identity service could not validate the token.');
+    }
+    if (!caller) throw new DomainError('UNAUTHORIZED', AUTH_REQUIRED, 'HTTPUnauthorized');
+    return caller;
+  }
+}
+
+function header(req: HttpRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}

@@ -1,0 +1,74 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { isDomainError, type Logger } from '@trellis/common';
+import { HTTP_TYPE, STATUS_OF, senlinErrorBody } from './error-body';
+import type { HttpRequest, HttpResponse } from './http.types';
+
+const ROUTE_NOT_FOUND = 'The resource could not be found.';
+
+/**
+ * The one place where errors become HTTP: domain error codes map to a status and Senlin's error
+ * body; anything unexpected is a 500 whose error id is logged with the stack and returned without it.
+ */
+@Catch()
+export class SenlinExceptionFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    writeError(exception, http.getRequest<HttpRequest>(), http.getResponse<HttpResponse>(), this.logger);
+  }
+}
+
+export function writeError(exception: unknown, req: HttpRequest, res: HttpResponse, logger: Logger): void {
+  const { status, body } = describeError(exception, req, logger);
+  if (res.headersSent) return;
+  res.status(status).json(body);
+}
+
+function describeError(exception: unknown, req: HttpRequest, logger: Logger) {
+  const requestId = req.trellis?.requestId;
+  if (isDomainError(exception)) {
+    const status = STATUS_OF[exception.code];
+    if (status >= 500) {
+      const errorId = randomUUID();
+      logger.error('request failed', { error_id: errorId, request_id: requestId, type: exception.type, message: exception.message });
+      return { status, body: senlinErrorBody(status, exception.message, exception.type, errorId) };
+    }
+    return { status, body: senlinErrorBody(status, exception.message, exception.type) };
+  }
+  const parserStatus = bodyParserStatus(exception);
+  if (parserStatus !== null) {
+    const message =
+      parserStatus === 413
+        ? 'Request body is too large.'
+        : `Malformed request body: ${(exception as Error).message}`;
+    return { status: parserStatus, body: senlinErrorBody(parserStatus, message, parserStatus === 413 ? 'RequestLimitExceeded' : 'HTTPBadRequest') };
+  }
+  if (exception instanceof HttpException && exception.getStatus() < 500) {
+    const status = exception.getStatus();
+    const message = status === 404 ? ROUTE_NOT_FOUND : exception.message;
+    return { status, body: senlinErrorBody(status, message, HTTP_TYPE[status] ?? 'HTTPError') };
+  }
+  const errorId = randomUUID();
+  logger.error('unexpected error', {
+    error_id: errorId,
+    request_id: requestId,
+    method: req.method,
+    path: req.path,
+    error: exception instanceof Error ? exception.message : String(exception),
+    stack: exception instanceof Error ? exception.stack : undefined,
+  });
+  return {
+    status: 500,
+    body: senlinErrorBody(500, `An unexpected error occurred (error id ${errorId}).`, 'InternalError', errorId),
+  };
+}
+
+/** body-parser errors carry `type` `entity.*` and their own status (400 bad JSON, 413 too large). */
+function bodyParserStatus(e: unknown): number | null {
+  if (typeof e !== 'object' || e === null) return null;
+  const { type, status } = e as { type?: unknown; status?: unknown };
+  if (typeof type !== 'string' || !type.startsWith('entity.') && type !== 'encoding.unsupported' && type !== 'charset.unsupported') return null;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+}

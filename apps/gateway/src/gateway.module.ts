@@ -1,0 +1,94 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, type Provider } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { TOKEN_VALIDATOR, createLogger, type Logger, type TokenValidator, type TrellisConfig } from '@trellis/common';
+import type { MessageBus } from '@trellis/messaging/bus.port';
+import type { DataSource } from 'typeorm';
+import { ActionSubmitter } from './actions/action-submitter';
+import { ActionsController } from './actions/actions.controller';
+import { ActionsService } from './actions/actions.service';
+import { ClusterActionsService } from './clusters/cluster-actions.service';
+import { ClusterPoliciesController } from './clusters/cluster-policies.controller';
+import { ClustersController } from './clusters/clusters.controller';
+import { ClustersService } from './clusters/clusters.service';
+import { ApiGuard } from './core/api.guard';
+import { DEFAULT_GATEWAY_CONFIG, GATEWAY_CONFIG, type GatewayConfig } from './core/gateway-config';
+import { RequestContextMiddleware } from './core/request-context.middleware';
+import { SenlinExceptionFilter } from './core/senlin-exception.filter';
+import { DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, OUTBOX_LISTENER, POLICY_REGISTRY } from './core/tokens';
+import { EventsController } from './events/events.controller';
+import type { PolicyRegistry } from './infra/policies.adapter';
+import { UnitOfWork } from './infra/unit-of-work';
+import { NodesController } from './nodes/nodes.controller';
+import { NodesService } from './nodes/nodes.service';
+import { PoliciesController } from './policies/policies.controller';
+import { PoliciesService } from './policies/policies.service';
+import { PolicyTypesController } from './policies/policy-types.controller';
+import { ProfileTypesController } from './profiles/profile-types.controller';
+import { ProfilesController } from './profiles/profiles.controller';
+import { ProfilesService } from './profiles/profiles.service';
+import { VersionsController } from './versions/versions.controller';
+
+export interface GatewayDeps {
+  config: TrellisConfig;
+  dataSource: DataSource;
+  bus: MessageBus;
+  tokenValidator: TokenValidator;
+  registry: PolicyRegistry;
+  /** called after each commit that wrote outbox rows */
+  onOutboxWritten?: () => void;
+  /** defaults to a JSON logger at config.logLevel */
+  logger?: Logger;
+  /** Senlin's limits; defaults are Senlin's (1000 nodes per cluster, 100 clusters per project, 3600 s) */
+  limits?: Partial<Omit<GatewayConfig, 'publicUrl'>>;
+}
+
+export function gatewayLogger(deps: GatewayDeps): Logger {
+  return deps.logger ?? createLogger('gateway', deps.config.logLevel);
+}
+
+@Module({})
+export class GatewayModule implements NestModule {
+  static forRoot(deps: GatewayDeps): DynamicModule {
+    const logger = gatewayLogger(deps);
+    const config: GatewayConfig = { ...DEFAULT_GATEWAY_CONFIG, ...deps.limits, publicUrl: deps.config.http.publicUrl };
+    const providers: Provider[] = [
+      { provide: GATEWAY_CONFIG, useValue: config },
+      { provide: TOKEN_VALIDATOR, useValue: deps.tokenValidator },
+      { provide: DATA_SOURCE, useValue: deps.dataSource },
+      { provide: MESSAGE_BUS, useValue: deps.bus },
+      { provide: POLICY_REGISTRY, useValue: deps.registry },
+      { provide: GATEWAY_LOGGER, useValue: logger },
+      { provide: OUTBOX_LISTENER, useValue: deps.onOutboxWritten ?? null },
+      { provide: APP_GUARD, useClass: ApiGuard },
+      { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
+      UnitOfWork,
+      ActionSubmitter,
+      ProfilesService,
+      ClustersService,
+      ClusterActionsService,
+      NodesService,
+      ActionsService,
+      PoliciesService,
+    ];
+    return {
+      module: GatewayModule,
+      controllers: [
+        VersionsController,
+        ProfileTypesController,
+        ProfilesController,
+        PolicyTypesController,
+        PoliciesController,
+        ClustersController,
+        ClusterPoliciesController,
+        NodesController,
+        ActionsController,
+        EventsController,
+      ],
+      providers,
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestContextMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,157 @@
+import { badRequest } from '@trellis/common';
+
+/**
+ * Request-body checks with Senlin's messages (its versioned request objects were validated with
+ * JSON schema, then coerced field by field). Every failure is a 400 naming the field.
+ */
+
+export type Json = Record<string, unknown>;
+
+export const isMap = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Python's `'%s' % value` for the messages that quote a rejected value. */
+export function show(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** `{"cluster": {...}}` → the inner object. */
+export function envelope(body: unknown, key: string, missing = `Request body missing '${key}' key.`): Json {
+  if (!isMap(body) || !(key in body)) throw badRequest(missing, 'HTTPBadRequest');
+  const inner = body[key];
+  if (!isMap(inner)) throw badRequest(`The data provided for '${key}' is not a map.`, 'HTTPBadRequest');
+  return inner;
+}
+
+export function checkKeys(obj: Json, allowed: readonly string[], required: readonly string[] = []): void {
+  const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
+  if (extra.length === 1) throw badRequest(`Additional properties are not allowed ('${extra[0]}' was unexpected)`);
+  if (extra.length > 1) {
+    throw badRequest(`Additional properties are not allowed (${extra.map((k) => `'${k}'`).join(', ')} were unexpected)`);
+  }
+  for (const k of required) {
+    if (!(k in obj)) throw badRequest(`'${k}' is a required property`);
+  }
+}
+
+const present = (obj: Json, key: string) => obj[key] !== undefined && obj[key] !== null;
+
+/** An integer that may arrive as a number or a numeric string (`"3"`), as the CLI sends it. */
+export function toInt(value: unknown, field: string): number {
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value)) return Number(value);
+  throw badRequest(`The value for ${field} must be an integer: '${show(value)}'.`);
+}
+
+export interface IntOptions {
+  min?: number;
+  max?: number;
+  /** capacity fields use "The value for the X field must be ..."; others "Value must be >= N for field 'X'." */
+  capacity?: boolean;
+}
+
+export function intField(obj: Json, key: string, opts: IntOptions = {}): number | null {
+  if (!present(obj, key)) return null;
+  const n = toInt(obj[key], key);
+  if (opts.min !== undefined && n < opts.min) {
+    throw badRequest(
+      opts.capacity
+        ? `The value for the ${key} field must be greater than or equal to ${opts.min}.`
+        : `Value must be >= ${opts.min} for field '${key}'.`,
+    );
+  }
+  if (opts.max !== undefined && n > opts.max) {
+    throw badRequest(
+      opts.capacity
+        ? `The value for the ${key} field must be less than or equal to ${opts.max}.`
+        : `Value must be <= ${opts.max} for field '${key}'.`,
+    );
+  }
+  return n;
+}
+
+export function numberField(obj: Json, key: string): number | null {
+  if (!present(obj, key)) return null;
+  const v = obj[key];
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  throw badRequest(`The value for ${key} must be a number: '${show(v)}'.`);
+}
+
+const TRUE_WORDS = ['1', 't', 'true', 'on', 'y', 'yes'];
+const FALSE_WORDS = ['0', 'f', 'false', 'off', 'n', 'no'];
+const ACCEPTABLE = [...TRUE_WORDS, ...FALSE_WORDS].sort().map((w) => `'${w}'`).join(', ');
+
+/** oslo's strict bool_from_string. */
+export function toBool(value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  const text = String(value).trim().toLowerCase();
+  if (TRUE_WORDS.includes(text)) return true;
+  if (FALSE_WORDS.includes(text)) return false;
+  throw badRequest(`Unrecognized value '${show(value)}', acceptable values are: ${ACCEPTABLE}`);
+}
+
+export function boolField(obj: Json, key: string): boolean | null {
+  return present(obj, key) ? toBool(obj[key]) : null;
+}
+
+export function enumField<T extends string>(obj: Json, key: string, allowed: readonly T[]): T | null {
+  if (!present(obj, key)) return null;
+  const v = obj[key];
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+    throw badRequest(`Value '${show(v)}' is not acceptable for field '${key}'.`);
+  }
+  return v as T;
+}
+
+export function stringField(obj: Json, key: string, maxLength = 255): string | null {
+  if (!present(obj, key)) return null;
+  const v = obj[key];
+  if (typeof v !== 'string' && typeof v !== 'number') throw badRequest(`The value for ${key} must be a string: '${show(v)}'.`);
+  const s = String(v);
+  if (s.length > maxLength) throw badRequest(`The value for ${key} must be at most ${maxLength} characters long.`);
+  return s;
+}
+
+export function mapField(obj: Json, key: string): Json | null {
+  if (!present(obj, key)) return null;
+  const v = obj[key];
+  if (!isMap(v)) throw badRequest(`The value for ${key} must be a map: '${show(v)}'.`);
+  return v;
+}
+
+export function stringListField(obj: Json, key: string, minItems = 0): string[] | null {
+  if (!present(obj, key)) return null;
+  const v = obj[key];
+  if (!Array.isArray(v)) throw badRequest(`The value for ${key} must be a list: '${show(v)}'.`);
+  if (v.length < minItems) throw badRequest(`Value for '${key}' must have at least ${minItems} item(s).`);
+  return v.map((item) => {
+    if (typeof item !== 'string' || item === '') throw badRequest(`Each item of ${key} must be a non-empty string: '${show(item)}'.`);
+    return item;
+  });
+}
+
+const NAME_CHARS = /^[a-zA-Z\u4e00-\u9fa5\d._~-]*$/;
+
+/** Senlin's NameField: 1-255 characters of `[a-zA-Z0-9._~-]` or CJK. */
+export function checkName(value: unknown, field = 'name'): string {
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    throw badRequest(`The value for the '${field}' must be a string: '${show(value)}'.`);
+  }
+  const name = String(value);
+  if (name.length < 1 || name.length > 255) {
+    throw badRequest(`The value for the '${field}' (${name}) must be between 1 and 255 characters long.`);
+  }
+  if (!NAME_CHARS.test(name)) {
+    throw badRequest(
+      `The value for the '${field}' (${name}) contains illegal characters. It must contain only alphanumeric or "_-.~" characters and must start with letter.`,
+    );
+  }
+  return name;
+}
+
+/** Python's repr of a list of strings, as Senlin's node-list messages print it. */
+export const pyList = (items: string[]) => `[${items.map((i) => `'${i}'`).join(', ')}]`;

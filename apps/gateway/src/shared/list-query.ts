@@ -1,0 +1,130 @@
+import { badRequest, forbidden, type AuthContext } from '@trellis/common';
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { show, toBool, toInt } from './body';
+
+/** What a list endpoint accepts besides limit/marker/sort/global_project. */
+export interface ListSpec {
+  filters: readonly string[];
+  sortKeys: readonly string[];
+  /** clusters quote the name of an unknown parameter, every other collection does not */
+  quoteUnknown?: boolean;
+  /** other accepted parameters (e.g. show_details) */
+  extra?: readonly string[];
+  /** false for collections without paging (cluster policies) */
+  paging?: boolean;
+}
+
+export interface SortKey {
+  key: string;
+  dir: 'ASC' | 'DESC';
+}
+
+export interface ListQuery {
+  limit: number | null;
+  marker: string | null;
+  sort: SortKey[];
+  globalProject: boolean;
+  /** filter name → the values given (repeated parameters are ORed) */
+  filters: Record<string, string[]>;
+  extra: Record<string, string>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: string) => UUID.test(s);
+
+function values(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map((x) => String(x));
+  if (v === undefined || v === null) return [];
+  return [String(v)];
+}
+
+const last = (v: unknown) => {
+  const all = values(v);
+  return all[all.length - 1];
+};
+
+export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, caller: AuthContext): ListQuery {
+  const paging = spec.paging !== false;
+  const known = new Set<string>([...spec.filters, ...(spec.extra ?? []), 'sort', 'global_project']);
+  if (paging) ['limit', 'marker'].forEach((k) => known.add(k));
+  for (const key of Object.keys(query)) {
+    if (!known.has(key)) throw badRequest(spec.quoteUnknown ? `Invalid parameter '${key}'` : `Invalid parameter ${key}`, 'HTTPBadRequest');
+  }
+  const out: ListQuery = { limit: null, marker: null, sort: [], globalProject: false, filters: {}, extra: {} };
+  if (query.limit !== undefined) {
+    out.limit = toInt(last(query.limit), 'limit');
+    if (out.limit < 0) throw badRequest(`Value must be >= 0 for field 'limit'.`);
+  }
+  if (query.marker !== undefined) {
+    out.marker = last(query.marker);
+    if (!isUuid(out.marker)) throw badRequest(`Invalid value '${out.marker}' specified for 'marker'`);
+  }
+  if (query.sort !== undefined) out.sort = parseSort(last(query.sort), spec.sortKeys);
+  if (query.global_project !== undefined) {
+    const raw = last(query.global_project);
+    try {
+      out.globalProject = toBool(raw);
+    } catch {
+      throw badRequest(`Invalid value '${show(raw)}' specified for 'global_project'`);
+    }
+    if (out.globalProject && !caller.isAdmin) throw forbidden();
+  }
+  for (const f of spec.filters) {
+    const vs = values(query[f]);
+    if (vs.length) out.filters[f] = vs;
+  }
+  for (const e of spec.extra ?? []) {
+    if (query[e] !== undefined) out.extra[e] = last(query[e]);
+  }
+  return out;
+}
+
+function parseSort(text: string, allowed: readonly string[]): SortKey[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((item) => {
+      const [key, dir = 'asc'] = item.split(':');
+      if (!allowed.includes(key)) throw badRequest(`Unsupported sort key '${key}' for 'sort'.`);
+      if (dir !== 'asc' && dir !== 'desc') throw badRequest(`Unsupported sort dir '${dir}' for 'sort'.`);
+      return { key, dir: dir === 'asc' ? 'ASC' : 'DESC' };
+    });
+}
+
+/** A boolean filter value (`enabled=true`) with the query-parameter message. */
+export function boolFilter(q: ListQuery, name: string): boolean | null {
+  const vs = q.filters[name];
+  if (!vs) return null;
+  const raw = vs[vs.length - 1];
+  try {
+    return toBool(raw);
+  } catch {
+    throw badRequest(`Invalid value '${raw}' specified for '${name}'`);
+  }
+}
+
+/**
+ * Runs a list query: project scope (unless global_project), the caller's sort (then the default,
+ * then id, so pages are stable), then marker and limit. The marker is looked up in the ordered
+ * result, as Senlin's paginate_query accepted any id of the filtered collection.
+ */
+export async function runList<T extends ObjectLiteral & { id: string }>(
+  qb: SelectQueryBuilder<T>,
+  q: ListQuery,
+  caller: AuthContext,
+  defaultSort: SortKey[],
+): Promise<T[]> {
+  const alias = qb.alias;
+  if (!q.globalProject) qb.andWhere(`${alias}.project = :listProject`, { listProject: caller.projectId });
+  const keys = [...q.sort, ...defaultSort.filter((d) => !q.sort.some((s) => s.key === d.key))];
+  keys.forEach((s, i) => (i === 0 ? qb.orderBy(`${alias}.${s.key}`, s.dir) : qb.addOrderBy(`${alias}.${s.key}`, s.dir)));
+  qb.addOrderBy(`${alias}.id`, 'ASC');
+  let rows = await qb.getMany();
+  if (q.marker !== null) {
+    const at = rows.findIndex((r) => r.id === q.marker);
+    if (at < 0) throw badRequest(`Invalid value '${q.marker}' specified for 'marker'`);
+    rows = rows.slice(at + 1);
+  }
+  return q.limit === null ? rows : rows.slice(0, q.limit);
+}

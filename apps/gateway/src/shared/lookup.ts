@@ -1,0 +1,61 @@
+import { badRequest, notFound } from '@trellis/common';
+import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { isUuid } from './list-query';
+
+export interface LookupOptions {
+  /** the caller's project; objects of other projects do not exist for it */
+  project: string | null;
+  /** some collections (events, actions) have no names */
+  byName?: boolean;
+}
+
+const ambiguous = (identity: string) =>
+  badRequest(`Multiple results found matching the query criteria '${identity}'. Please be more specific.`, 'MultipleChoices');
+
+/**
+ * Senlin's `find(identity)`: a UUID-looking identity is tried as an id, then as a name; anything
+ * else as a name, then as an id prefix (short id). Several matches are a 400.
+ */
+export async function lookup<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  identity: string,
+  opts: LookupOptions,
+): Promise<T | null> {
+  const repo = manager.getRepository(entity);
+  const scoped = (qb: ReturnType<typeof repo.createQueryBuilder>) =>
+    opts.project === null ? qb : qb.andWhere('o.project = :project', { project: opts.project });
+  const byName = async () => {
+    if (opts.byName === false) return null;
+    const rows = await scoped(repo.createQueryBuilder('o').where('o.name = :name', { name: identity })).limit(2).getMany();
+    if (rows.length > 1) throw ambiguous(identity);
+    return rows[0] ?? null;
+  };
+  if (isUuid(identity)) {
+    const row = await scoped(repo.createQueryBuilder('o').where('o.id = :id', { id: identity.toLowerCase() })).getOne();
+    return row ?? (await byName());
+  }
+  const named = await byName();
+  if (named) return named;
+  if (!/^[0-9a-f-]+$/i.test(identity)) return null;
+  const rows = await scoped(
+    repo.createQueryBuilder('o').where('CAST(o.id AS text) LIKE :prefix', { prefix: `${identity.toLowerCase()}%` }),
+  )
+    .limit(2)
+    .getMany();
+  if (rows.length > 1) throw ambiguous(identity);
+  return rows[0] ?? null;
+}
+
+/** lookup, or 404 `The <kind> '<identity>' could not be found.` */
+export async function mustFind<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  kind: string,
+  identity: string,
+  opts: LookupOptions,
+): Promise<T> {
+  const found = await lookup(manager, entity, identity, opts);
+  if (!found) throw notFound(kind, identity);
+  return found;
+}

@@ -1,0 +1,35 @@
+import 'reflect-metadata';
+import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
+import { createNovaClient } from '@trellis/nova';
+import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
+import { startNovaWorker } from './bootstrap';
+
+/**
+ * The nova-worker alone. It needs a cloud: OS_AUTH_URL with the usual OS_* variables, or OS_CLOUD
+ * with clouds.yaml (a stand-alone worker does not start a simulator; run `npm run
+ * start:nova-simulator` and point OS_AUTH_URL at it).
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('nova-worker', config.logLevel, { instance: config.instanceId });
+  if (usesSimulator(config)) {
+    throw new Error('OS_AUTH_URL (or OS_CLOUD) is not set: the nova-worker needs a Keystone to authenticate against');
+  }
+  const nova = createNovaClient(config.openstack, { logger });
+  const infra = await openInfrastructure(config, logger);
+  const worker = await startNovaWorker({
+    config,
+    dataSource: infra.database.dataSource,
+    bus: infra.bus,
+    nova,
+    logger,
+    onOutboxWritten: infra.kick,
+  });
+  logger.info('nova-worker started', { compute_microversion: await nova.microversion() });
+  onShutdownSignal(logger, async () => {
+    await worker.close();
+    await infra.close();
+  });
+}
+
+main().catch(exitOnStartupError(createLogger('nova-worker'), 'nova-worker'));

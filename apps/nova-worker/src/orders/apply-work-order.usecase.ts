@@ -1,0 +1,197 @@
+import type { WorkOrderMessage, ServerCreateDto } from '@trellis/contracts';
+import { errorMessage, type Logger } from '@trellis/common';
+import type { NovaPort, Server } from '@trellis/nova';
+import { NodeEntity, WorkOrderEntity, inTransaction } from '@trellis/persistence';
+import { In, type DataSource, type EntityManager } from 'typeorm';
+import { buildServerRequest, ServerTags } from './server-request';
+import { completeOrderIfDone } from '../builds/complete-order';
+import { mapLimit } from '../map-limit';
+
+export interface ApplyResult {
+  /** false when the order had been applied before (a redelivery): nothing was done again */
+  applied: boolean;
+  created: number;
+  reused: number;
+  failed: number;
+  deleting: number;
+}
+
+/**
+ * Applies one work order to Nova: server groups first, then servers, then deletions. Every step is
+ * idempotent, so a redelivered order (the worker died before acking) finds what it made last time
+ * instead of making it again: groups by name, servers by the node tag in their metadata.
+ *
+ * The message is acked as soon as Nova accepted the requests and the nodes are recorded as
+ * CREATING/DELETING; waiting for ACTIVE is the build poller's job, driven by the database.
+ */
+export class ApplyWorkOrderUseCase {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly nova: NovaPort,
+    private readonly logger: Logger,
+    private readonly options: { concurrency: number; leaseSeconds: number; onOutboxWritten: () => void },
+  ) {}
+
+  async execute(order: WorkOrderMessage, delivery: { redelivered: boolean } = { redelivered: false }): Promise<ApplyResult> {
+    const log = this.logger.child({ action_id: order.action_id, correlation_id: order.correlation_id });
+    const claim = await this.claim(order, delivery.redelivered);
+    if (claim !== 'mine') {
+      if (claim === 'DONE') {
+        // The engine asks again for an order this worker finished: its result never arrived.
+        await inTransaction(this.dataSource, (m) => completeOrderIfDone(m, order.action_id, new Date(), true));
+        this.options.onOutboxWritten();
+      }
+      log.info('work order already taken; acknowledging the duplicate', { state: claim });
+      return { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
+    }
+
+    const groups = await this.ensureGroups(order, log);
+    const resolveGroup = (ref: string) => groups[ref] ?? ref;
+
+    const known = await this.serversOf(order.action_id);
+    let created = 0;
+    let reused = 0;
+    const outcomes = await mapLimit(order.create_servers, this.options.concurrency, async (create) => {
+      const found = known.get(create.node_id);
+      if (found) {
+        reused++;
+        return { create, serverId: found.id, error: null as string | null };
+      }
+      try {
+        const request = buildServerRequest(create, { clusterId: order.cluster_id, actionId: order.action_id }, resolveGroup);
+        const { id } = await this.nova.createServer(request);
+        created++;
+        return { create, serverId: id, error: null };
+      } catch (e) {
+        if (isTransient(e)) throw e;
+        return { create, serverId: null, error: `Nova refused to create the server for node ${create.name}: ${errorMessage(e)}` };
+      }
+    });
+
+    for (const del of order.delete_servers) {
+      if (del.destroy && del.physical_id) await this.nova.deleteServer(del.physical_id);
+    }
+    for (const g of order.delete_groups) await this.nova.deleteServerGroup(g.id);
+
+    const now = new Date();
+    const deadline = new Date(now.getTime() + order.build_timeout * 1000);
+    await inTransaction(this.dataSource, async (m) => {
+      await m.getRepository(WorkOrderEntity).update({ action_id: order.action_id }, { status: 'BUILDING', groups, updated_at: now });
+      for (const o of outcomes) await this.recordCreate(m, o.create, o.serverId, o.error, resolveGroup, deadline, now);
+      await this.recordDeletes(m, order, now);
+      await completeOrderIfDone(m, order.action_id, now);
+    });
+    this.options.onOutboxWritten();
+    const failed = outcomes.filter((o) => o.error).length;
+    log.info('work order applied', { created, reused, failed, deleting: order.delete_servers.length });
+    return { applied: true, created, reused, failed, deleting: order.delete_servers.length };
+  }
+
+  /**
+   * Takes the order before touching Nova, so two deliveries of it (a replay while the first is
+   * still being applied) never both create servers. A redelivery of the message this worker's
+   * predecessor held, or an order left APPLYING longer than a lease, is taken over: the lookups by
+   * name and by node tag below make applying it again safe.
+   */
+  private async claim(order: WorkOrderMessage, redelivered: boolean): Promise<'mine' | string> {
+    return inTransaction(this.dataSource, async (m) => {
+      const repo = m.getRepository(WorkOrderEntity);
+      const now = new Date();
+      const inserted: unknown[] = await m.query(
+        `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at)
+         VALUES ($1, $2, $3, 'APPLYING', '{}'::jsonb, $4, $4)
+         ON CONFLICT (action_id) DO NOTHING RETURNING action_id`,
+        [order.action_id, order.cluster_id, JSON.stringify(order), now],
+      );
+      if (inserted.length > 0) return 'mine';
+      const row = await repo
+        .createQueryBuilder('o')
+        .setLock('pessimistic_write')
+        .where('o.action_id = :id', { id: order.action_id })
+        .getOneOrFail();
+      const stale = (row.updated_at ?? row.created_at).getTime() < now.getTime() - this.options.leaseSeconds * 1000;
+      if (row.status !== 'APPLYING' || !(redelivered || stale)) return row.status;
+      await repo.update({ action_id: order.action_id }, { updated_at: now });
+      return 'mine';
+    });
+  }
+
+  private async ensureGroups(order: WorkOrderMessage, log: Logger): Promise<Record<string, string>> {
+    const ids: Record<string, string> = {};
+    for (const g of order.create_groups) {
+      const found = await this.nova.findServerGroup(g.name);
+      if (found && found.policy === g.policy) {
+        ids[g.ref] = found.id;
+        continue;
+      }
+      const made = await this.nova.createServerGroup(g.name, g.policy as never, g.rules);
+      log.info('server group created', { name: g.name, id: made.id, policy: g.policy });
+      ids[g.ref] = made.id;
+    }
+    return ids;
+  }
+
+  private async serversOf(actionId: string): Promise<Map<string, Server>> {
+    const servers = await this.nova.listServers({ metadata: { [ServerTags.action]: actionId } });
+    const byNode = new Map<string, Server>();
+    for (const s of servers) {
+      const node = s.metadata[ServerTags.node];
+      if (node && s.status !== 'DELETED') byNode.set(node, s);
+    }
+    return byNode;
+  }
+
+  private async recordCreate(
+    m: EntityManager,
+    create: ServerCreateDto,
+    serverId: string | null,
+    error: string | null,
+    resolveGroup: (ref: string) => string,
+    deadline: Date,
+    now: Date,
+  ): Promise<void> {
+    const node = await m.getRepository(NodeEntity).findOneBy({ id: create.node_id });
+    if (!node) throw new Error(`node ${create.node_id} of the work order is not in the database`);
+    const placement = { ...((node.data.placement as Record<string, unknown>) ?? {}) };
+    if (create.placement.servergroup) placement.servergroup = resolveGroup(create.placement.servergroup);
+    await m.getRepository(NodeEntity).update(
+      { id: create.node_id },
+      error
+        ? { status: 'ERROR', status_reason: error, updated_at: now, data: { ...node.data, placement } }
+        : {
+            status: 'CREATING',
+            status_reason: 'Creation in progress',
+            physical_id: serverId,
+            build_deadline: deadline,
+            lease_owner: null,
+            lease_expires_at: null,
+            updated_at: now,
+            data: { ...node.data, placement },
+          },
+    );
+  }
+
+  private async recordDeletes(m: EntityManager, order: WorkOrderMessage, now: Date): Promise<void> {
+    const destroyed = order.delete_servers.filter((d) => d.destroy && d.physical_id).map((d) => d.node_id);
+    const kept = order.delete_servers.filter((d) => !(d.destroy && d.physical_id)).map((d) => d.node_id);
+    const repo = m.getRepository(NodeEntity);
+    if (destroyed.length) {
+      await repo.update(
+        { id: In(destroyed) },
+        { status: 'DELETING', status_reason: 'Deletion in progress', lease_owner: null, lease_expires_at: null, updated_at: now },
+      );
+    }
+    if (kept.length) {
+      // destroy_after_deletion false (or a node that never got a server): the node leaves the
+      // cluster; its server, if any, keeps running as an orphan node (Senlin's NODE_LEAVE).
+      await repo.update({ id: In(kept) }, { cluster_id: null, status_reason: 'Node left the cluster', updated_at: now });
+    }
+  }
+}
+
+/** Errors worth a redelivery: Nova or Keystone unreachable or failing after the client's own retries. */
+export function isTransient(e: unknown): boolean {
+  const status = (e as { status?: number })?.status;
+  if (typeof status === 'number') return status >= 500 || status === 429 || status === 409;
+  return true;
+}

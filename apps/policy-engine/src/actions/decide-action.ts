@@ -1,0 +1,189 @@
+import type { ActionEntity } from '@trellis/persistence';
+import type { EvaluationInput, EvaluationOutput } from '@trellis/policies';
+import { emptyPlan, type EnginePlan } from './engine-plan';
+import type { Snapshot, SnapshotPolicy } from '../snapshot/load-snapshot';
+
+export type Evaluator = (input: EvaluationInput, options: { newId: (kind: string) => string }) => EvaluationOutput;
+
+export interface Decision {
+  hook: Snapshot['hook'];
+  input: Snapshot;
+  output: Record<string, unknown>;
+  trace: unknown[];
+  plan: EnginePlan;
+  /** null when the action may go ahead; otherwise the reason it fails with, before touching Nova */
+  failure: string | null;
+}
+
+export interface IdSource {
+  uuid(): string;
+  nodeName(): string;
+}
+
+const SUCCESS: Record<string, string> = {
+  CLUSTER_CREATE: 'Cluster creation succeeded.',
+  CLUSTER_SCALE_OUT: 'Cluster scaling succeeded.',
+  CLUSTER_SCALE_IN: 'Cluster scaling succeeded.',
+  CLUSTER_RESIZE: 'Cluster resize succeeded.',
+  CLUSTER_DEL_NODES: 'Completed deleting nodes.',
+  CLUSTER_DELETE: 'Cluster deletion succeeded.',
+  CLUSTER_ATTACH_POLICY: 'Policy attached.',
+  CLUSTER_DETACH_POLICY: 'Policy detached.',
+  CLUSTER_UPDATE_POLICY: 'Policy updated.',
+  CLUSTER_CHECK: 'Cluster checking completed.',
+  NODE_CREATE: 'Node created successfully.',
+  NODE_DELETE: 'Node deleted successfully.',
+};
+
+/** Actions whose nodes the policy chain (BEFORE) decides on. */
+const CHAIN_ACTIONS = new Set([
+  'CLUSTER_SCALE_OUT',
+  'CLUSTER_SCALE_IN',
+  'CLUSTER_RESIZE',
+  'CLUSTER_DEL_NODES',
+  'NODE_CREATE',
+  'NODE_DELETE',
+]);
+
+/**
+ * Decides one action from its snapshot. Pure apart from the id source: the same snapshot and ids
+ * give the same decision, which is what dry-run and `trellis replay --decisions` rely on.
+ */
+export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluate: Evaluator, ids: IdSource): Decision {
+  const plan = emptyPlan();
+  plan.success_reason = SUCCESS[action.action] ?? plan.success_reason;
+  const base = { input: snapshot, plan };
+  const cluster = snapshot.cluster;
+
+  if (action.action === 'CLUSTER_CREATE') {
+    const count = Number(action.inputs.desired_capacity ?? cluster?.desired_capacity ?? 0);
+    for (let i = 0; i < count; i++) plan.create_nodes.push(newNode(ids, cluster, i, {}));
+    return { ...base, hook: 'pre_op', output: {}, trace: [], failure: null };
+  }
+
+  if (CHAIN_ACTIONS.has(action.action)) {
+    const out = evaluate(toInput({ ...snapshot, hook: 'pre_op' }), { newId: refIds(ids) });
+    const policyPlan = (out.plan ?? {}) as PolicyPlan;
+    plan.policy_plan = policyPlan as Record<string, unknown>;
+    const failure = policyPlan.error ?? (out.status === 'ERROR' ? `Policy check failure: ${out.reason}` : null);
+    if (!failure) {
+      (policyPlan.create ?? []).forEach((c, i) => {
+        const node = newNode(ids, cluster, i, c.placement ?? {});
+        // NODE_CREATE targets the node row the API already made
+        if (action.action === 'NODE_CREATE') node.node_id = action.target;
+        plan.create_nodes.push(node);
+      });
+      const byId = new Map((cluster?.nodes ?? []).map((n) => [n.id, n]));
+      for (const d of policyPlan.delete ?? []) {
+        plan.delete_nodes.push({
+          node_id: d.node_id,
+          physical_id: byId.get(d.node_id)?.physical_id ?? null,
+          destroy: policyPlan.destroy_after_deletion ?? true,
+        });
+      }
+      const update: EnginePlan['cluster_update'] = {};
+      if (typeof policyPlan.desired_capacity === 'number') update.desired_capacity = policyPlan.desired_capacity;
+      if (typeof policyPlan.min_size === 'number') update.min_size = policyPlan.min_size;
+      if (typeof policyPlan.max_size === 'number') update.max_size = policyPlan.max_size;
+      plan.cluster_update = Object.keys(update).length ? update : null;
+    }
+    return { ...base, hook: 'pre_op', output: outputOf(out), trace: out.trace ?? [], failure };
+  }
+
+  if (action.action === 'CLUSTER_ATTACH_POLICY') {
+    const policyId = String(action.inputs.policy_id);
+    const target = snapshot.policies.find((p) => p.id === policyId && !p.binding_id) ?? null;
+    if (!target) return { ...base, hook: 'attach', output: {}, trace: [], failure: `The policy '${policyId}' could not be found.` };
+    const input = toInput({
+      ...snapshot,
+      hook: 'attach',
+      policies: [target],
+      attached: snapshot.policies.filter((p) => p.binding_id).map((p) => ({ id: p.id, type: p.type, spec: p.spec })),
+    });
+    const out = evaluate(input, { newId: refIds(ids) });
+    if (!out.ok) return { ...base, hook: 'attach', output: outputOf(out), trace: out.trace ?? [], failure: String(out.message ?? out.reason) };
+    for (const c of out.cloud_changes ?? []) {
+      if (c.op === 'create_server_group') plan.create_groups.push({ ref: c.id, name: c.name, policy: c.policy, rules: c.rules ?? {} });
+    }
+    plan.binding = {
+      op: 'attach',
+      binding_id: ids.uuid(),
+      policy_id: policyId,
+      enabled: action.inputs.enabled !== false,
+      priority: out.priority ?? 0,
+      data: (out.binding_data ?? {}) as Record<string, unknown>,
+    };
+    return { ...base, hook: 'attach', output: outputOf(out), trace: out.trace ?? [], failure: null };
+  }
+
+  if (action.action === 'CLUSTER_DETACH_POLICY' || action.action === 'CLUSTER_DELETE') {
+    const detaching =
+      action.action === 'CLUSTER_DELETE'
+        ? snapshot.policies.filter((p) => p.binding_id)
+        : snapshot.policies.filter((p) => p.id === action.inputs.policy_id && p.binding_id);
+    const outputs: Record<string, unknown>[] = [];
+    const trace: unknown[] = [];
+    for (const p of detaching) {
+      const out = evaluate(toInput({ ...snapshot, hook: 'detach', policies: [p] }), { newId: refIds(ids) });
+      outputs.push(outputOf(out));
+      trace.push(...(out.trace ?? []));
+      if (!out.ok) {
+        const why = String(out.message ?? out.reason);
+        const failure = action.action === 'CLUSTER_DELETE' ? `Unable to detach policy ${p.binding_id} before deletion.` : why;
+        return { ...base, hook: 'detach', output: { detach: outputs }, trace, failure };
+      }
+      for (const c of out.cloud_changes ?? []) if (c.op === 'delete_server_group') plan.delete_groups.push({ id: c.id });
+    }
+    if (action.action === 'CLUSTER_DETACH_POLICY') {
+      const binding = detaching[0];
+      if (!binding) {
+        return { ...base, hook: 'detach', output: {}, trace, failure: `The policy '${String(action.inputs.policy_id)}' is not attached to the specified cluster '${action.target}'.` };
+      }
+      plan.binding = { op: 'detach', binding_id: binding.binding_id! };
+    } else {
+      for (const n of cluster?.nodes ?? []) plan.delete_nodes.push({ node_id: n.id, physical_id: n.physical_id, destroy: true });
+      plan.delete_cluster = true;
+    }
+    return { ...base, hook: 'detach', output: { detach: outputs }, trace, failure: null };
+  }
+
+  if (action.action === 'CLUSTER_UPDATE_POLICY') {
+    const binding = snapshot.policies.find((p) => p.id === action.inputs.policy_id && p.binding_id);
+    if (!binding) {
+      return { ...base, hook: 'pre_op', output: {}, trace: [], failure: `The policy '${String(action.inputs.policy_id)}' is not attached to the specified cluster '${action.target}'.` };
+    }
+    plan.binding = { op: 'update', binding_id: binding.binding_id!, enabled: action.inputs.enabled !== false };
+    return { ...base, hook: 'pre_op', output: {}, trace: [], failure: null };
+  }
+
+  if (action.action === 'CLUSTER_CHECK') return { ...base, hook: 'pre_op', output: {}, trace: [], failure: null };
+
+  return { ...base, hook: 'pre_op', output: {}, trace: [], failure: `Action ${action.action} is not supported by this policy-engine.` };
+}
+
+interface PolicyPlan {
+  create?: Array<{ index: number; placement?: { zone?: string; servergroup?: string } }>;
+  delete?: Array<{ node_id: string; zone?: string | null }>;
+  destroy_after_deletion?: boolean;
+  desired_capacity?: number | null;
+  min_size?: number;
+  max_size?: number;
+  error?: string | null;
+}
+
+function newNode(ids: IdSource, cluster: Snapshot['cluster'], i: number, placement: { zone?: string; servergroup?: string }) {
+  return { node_id: ids.uuid(), name: ids.nodeName(), index: i, placement: { ...placement } };
+}
+
+/** Ids for objects a hook creates in Nova are references until the worker reports the real ids. */
+const refIds = (ids: IdSource) => (kind: string) => `ref:${kind}:${ids.uuid()}`;
+
+function toInput(s: Snapshot & { attached?: unknown[] }): EvaluationInput {
+  return s as unknown as EvaluationInput;
+}
+
+function outputOf(out: EvaluationOutput): Record<string, unknown> {
+  return out as unknown as Record<string, unknown>;
+}
+
+export type { SnapshotPolicy };

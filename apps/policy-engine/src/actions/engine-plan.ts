@@ -1,0 +1,42 @@
+import type { PlacementDto, ServerGroupCreateDto } from '@trellis/contracts';
+
+/**
+ * What the engine will do for one action, derived from the chain's output and stored with the
+ * decision: the node rows it adds or removes, the Nova work it orders, and what it changes in the
+ * database once the worker reports back.
+ */
+export interface EnginePlan {
+  create_nodes: Array<{ node_id: string; name: string; index: number; placement: PlacementDto }>;
+  delete_nodes: Array<{ node_id: string; physical_id: string | null; destroy: boolean }>;
+  create_groups: ServerGroupCreateDto[];
+  delete_groups: Array<{ id: string }>;
+  /** cluster sizes to store when the action starts (Senlin sets desired_capacity before creating) */
+  cluster_update: { desired_capacity?: number; min_size?: number; max_size?: number } | null;
+  /** binding change applied when the action succeeds */
+  binding:
+    | { op: 'attach'; binding_id: string; policy_id: string; enabled: boolean; priority: number; data: Record<string, unknown> }
+    | { op: 'detach'; binding_id: string }
+    | { op: 'update'; binding_id: string; enabled: boolean }
+    | null;
+  /** CLUSTER_DELETE: remove the cluster row once its nodes are gone */
+  delete_cluster: boolean;
+  /** the action's status_reason when everything it ordered succeeds */
+  success_reason: string;
+  /** the policies' own plan (placements per new node, victims per zone), kept for explanation */
+  policy_plan: Record<string, unknown> | null;
+}
+
+export const emptyPlan = (): EnginePlan => ({
+  create_nodes: [],
+  delete_nodes: [],
+  create_groups: [],
+  delete_groups: [],
+  cluster_update: null,
+  binding: null,
+  delete_cluster: false,
+  success_reason: 'Action completed.',
+  policy_plan: null,
+});
+
+export const needsNova = (p: EnginePlan) =>
+  p.create_nodes.length + p.delete_nodes.length + p.create_groups.length + p.delete_groups.length > 0;

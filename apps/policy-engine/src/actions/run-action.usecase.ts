@@ -1,0 +1,270 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  type ActionRequestedMessage,
+  Exchanges,
+  RoutingKeys,
+  SCHEMA_VERSION,
+  type WorkOrderMessage,
+} from '@trellis/contracts';
+import type { Logger } from '@trellis/common';
+import {
+  ActionEntity,
+  ClusterEntity,
+  DecisionEntity,
+  NodeEntity,
+  ProfileEntity,
+  addToOutbox,
+  inTransaction,
+  markProcessed,
+} from '@trellis/persistence';
+import type { DataSource, EntityManager } from 'typeorm';
+import { decideAction, type Decision, type Evaluator, type IdSource } from './decide-action';
+import { needsNova, type EnginePlan } from './engine-plan';
+import { loadSnapshot } from '../snapshot/load-snapshot';
+import { finishAction } from '../results/finish-action';
+
+export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
+
+export interface RunActionOptions {
+  instanceId: string;
+  leaseSeconds: number;
+  buildTimeoutSeconds: number;
+  onOutboxWritten: () => void;
+}
+
+export type RunActionResult =
+  | { kind: 'duplicate' }
+  | { kind: 'not-runnable'; status: string }
+  | { kind: 'reordered' }
+  | { kind: 'finished'; status: string; reason: string }
+  | { kind: 'ordered'; creates: number; deletes: number };
+
+export const defaultIds: IdSource = {
+  uuid: () => randomUUID(),
+  nodeName: () => `node-${randomBytes(4).toString('hex')}`,
+};
+
+/**
+ * Runs the policy chain for one action and commits, in ONE transaction, everything that follows
+ * from it: the decision, the new node rows, the action's new status, and either the work order for
+ * the nova-worker or (when Nova has nothing to do) the action's end. The message is acked only
+ * after that commit, so a crash at any point leaves the action to be redelivered or resumed.
+ */
+export class RunActionUseCase {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly evaluate: Evaluator,
+    private readonly logger: Logger,
+    private readonly options: RunActionOptions,
+    private readonly ids: IdSource = defaultIds,
+  ) {}
+
+  async execute(message: ActionRequestedMessage): Promise<RunActionResult> {
+    const log = this.logger.child({ action_id: message.action_id, correlation_id: message.correlation_id });
+    const result = await inTransaction(this.dataSource, async (m) => {
+      if (!(await markProcessed(m, ENGINE_ACTIONS_CONSUMER, message.message_id))) return { kind: 'duplicate' } as const;
+      const action = await m
+        .getRepository(ActionEntity)
+        .createQueryBuilder('a')
+        .setLock('pessimistic_write')
+        .where('a.id = :id', { id: message.action_id })
+        .getOne();
+      if (!action) throw new ActionGone(message.action_id);
+      if (action.status === 'RUNNING') return this.reorder(m, action, message);
+      if (action.status !== 'READY') return { kind: 'not-runnable', status: action.status } as const;
+      return this.decide(m, action, message);
+    });
+    if (result.kind === 'finished' || result.kind === 'ordered' || result.kind === 'reordered') this.options.onOutboxWritten();
+    log.info('action handled', { ...result });
+    return result;
+  }
+
+  private async decide(m: EntityManager, action: ActionEntity, message: ActionRequestedMessage): Promise<RunActionResult> {
+    const now = new Date();
+    const snapshot = await loadSnapshot(m, action, 'pre_op', now);
+    const decision = decideAction(action, snapshot, this.evaluate, this.ids);
+    await this.storeDecision(m, action, decision, now);
+
+    action.status = 'RUNNING';
+    action.start_time = now.getTime() / 1000;
+    action.owner = this.options.instanceId;
+    action.lease_owner = this.options.instanceId;
+    action.lease_expires_at = new Date(now.getTime() + this.options.leaseSeconds * 1000);
+    action.attempts += 1;
+    action.data = (decision.output.data as Record<string, unknown>) ?? action.data;
+    action.updated_at = now;
+
+    if (decision.failure) {
+      await m.getRepository(ActionEntity).save(action);
+      await finishAction(m, action, { status: 'FAILED', reason: decision.failure, plan: decision.plan, now });
+      return { kind: 'finished', status: 'FAILED', reason: decision.failure };
+    }
+    if (action.cluster_id) await this.applyClusterUpdate(m, action.cluster_id, decision.plan, action.action, now);
+    await this.insertNodes(m, action, decision.plan, now);
+    await this.markVictims(m, action, decision.plan, now);
+    await m.getRepository(ActionEntity).save(action);
+
+    if (!needsNova(decision.plan)) {
+      await finishAction(m, action, { status: 'SUCCEEDED', reason: decision.plan.success_reason, plan: decision.plan, now });
+      return { kind: 'finished', status: 'SUCCEEDED', reason: decision.plan.success_reason };
+    }
+    await this.order(m, action, decision.plan, message.correlation_id, now);
+    return { kind: 'ordered', creates: decision.plan.create_nodes.length, deletes: decision.plan.delete_nodes.length };
+  }
+
+  /**
+   * A RUNNING action seen again (replay or resume): its decision stands; send the work order once
+   * more. The worker recognises an order it already applied, so this never doubles anything.
+   */
+  private async reorder(m: EntityManager, action: ActionEntity, message: ActionRequestedMessage): Promise<RunActionResult> {
+    const decision = await m.getRepository(DecisionEntity).findOneBy({ action_id: action.id });
+    if (!decision) {
+      // Claimed but never decided cannot happen with one transaction per decision; treat as READY.
+      action.status = 'READY';
+      return this.decide(m, action, message);
+    }
+    const plan = decision.plan as unknown as EnginePlan;
+    if (!needsNova(plan)) return { kind: 'not-runnable', status: action.status };
+    await this.order(m, action, plan, message.correlation_id, new Date());
+    return { kind: 'reordered' };
+  }
+
+  private async storeDecision(m: EntityManager, action: ActionEntity, d: Decision, now: Date): Promise<void> {
+    await m.getRepository(DecisionEntity).upsert(
+      {
+        action_id: action.id,
+        hook: d.hook,
+        input: d.input as unknown as Record<string, unknown>,
+        output: d.output,
+        plan: d.plan as unknown as Record<string, unknown>,
+        trace: d.trace,
+        created_at: now,
+      },
+      ['action_id'],
+    );
+  }
+
+  private async applyClusterUpdate(m: EntityManager, clusterId: string, plan: EnginePlan, actionName: string, now: Date) {
+    const busy: Record<string, string> = {
+      CLUSTER_CREATE: 'CREATING',
+      CLUSTER_DELETE: 'DELETING',
+      CLUSTER_SCALE_OUT: 'RESIZING',
+      CLUSTER_SCALE_IN: 'RESIZING',
+      CLUSTER_RESIZE: 'RESIZING',
+      CLUSTER_DEL_NODES: 'RESIZING',
+    };
+    const set: Partial<ClusterEntity> = { ...(plan.cluster_update ?? {}), updated_at: now };
+    if (busy[actionName]) {
+      set.status = busy[actionName];
+      set.status_reason = `${actionName} in progress`;
+    }
+    await m.getRepository(ClusterEntity).update({ id: clusterId }, set);
+  }
+
+  private async insertNodes(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date): Promise<void> {
+    if (!plan.create_nodes.length) return;
+    if (action.action === 'NODE_CREATE') {
+      const n = plan.create_nodes[0];
+      await m.getRepository(NodeEntity).update(
+        { id: n.node_id },
+        { action_id: action.id, data: { placement: n.placement }, status: 'INIT', updated_at: now },
+      );
+      return;
+    }
+    const cluster = await m
+      .getRepository(ClusterEntity)
+      .createQueryBuilder('c')
+      .setLock('pessimistic_write')
+      .where('c.id = :id', { id: action.cluster_id })
+      .getOneOrFail();
+    const first = cluster.next_index;
+    await m.getRepository(ClusterEntity).update({ id: cluster.id }, { next_index: first + plan.create_nodes.length });
+    plan.create_nodes.forEach((n, i) => (n.index = first + i));
+    await m.getRepository(NodeEntity).insert(
+      plan.create_nodes.map((n) => ({
+        id: n.node_id,
+        name: n.name,
+        cluster_id: cluster.id,
+        profile_id: cluster.profile_id,
+        project: action.project,
+        user: action.user,
+        domain: action.domain,
+        physical_id: null,
+        index: n.index,
+        role: null,
+        status: 'INIT',
+        status_reason: 'Initializing',
+        data: { placement: n.placement },
+        metadata: {},
+        tainted: false,
+        init_at: now,
+        created_at: null,
+        updated_at: now,
+        action_id: action.id,
+      })),
+    );
+  }
+
+  private async markVictims(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date): Promise<void> {
+    if (!plan.delete_nodes.length) return;
+    await m
+      .getRepository(NodeEntity)
+      .createQueryBuilder()
+      .update()
+      .set({ action_id: action.id, status_reason: 'Chosen for deletion', updated_at: now })
+      .whereInIds(plan.delete_nodes.map((d) => d.node_id))
+      .execute();
+  }
+
+  private async order(m: EntityManager, action: ActionEntity, plan: EnginePlan, correlationId: string, now: Date) {
+    const profiles = await this.profilesOf(m, action);
+    const messageId = randomUUID();
+    const order: WorkOrderMessage = {
+      message_id: messageId,
+      schema_version: SCHEMA_VERSION,
+      action_id: action.id,
+      correlation_id: correlationId,
+      sent_at: now.toISOString(),
+      cluster_id: action.cluster_id,
+      project: action.project,
+      action: action.action,
+      kind: plan.create_nodes.length && plan.delete_nodes.length ? 'mixed' : plan.create_nodes.length ? 'create' : plan.delete_nodes.length ? 'delete' : 'cloud',
+      create_groups: plan.create_groups,
+      create_servers: plan.create_nodes.map((n) => ({
+        node_id: n.node_id,
+        name: n.name,
+        index: n.index,
+        placement: n.placement,
+        profile: profiles,
+      })),
+      delete_servers: plan.delete_nodes,
+      delete_groups: plan.delete_groups,
+      build_timeout: this.options.buildTimeoutSeconds,
+    };
+    await addToOutbox(m, {
+      exchange: Exchanges.work,
+      routingKey: RoutingKeys.workOrder,
+      type: RoutingKeys.workOrder,
+      messageId,
+      correlationId,
+      body: order,
+    });
+  }
+
+  /** the profile properties new servers are booted from */
+  private async profilesOf(m: EntityManager, action: ActionEntity): Promise<Record<string, unknown>> {
+    const profileId = action.action.startsWith('NODE_') || !action.cluster_id
+      ? (await m.getRepository(NodeEntity).findOneByOrFail({ id: action.target })).profile_id
+      : (await m.getRepository(ClusterEntity).findOneByOrFail({ id: action.cluster_id })).profile_id;
+    const profile = await m.getRepository(ProfileEntity).findOneByOrFail({ id: profileId });
+    return (profile.spec.properties as Record<string, unknown>) ?? {};
+  }
+}
+
+/** The action a message points at does not exist: nothing to retry, the message is dead-lettered. */
+export class ActionGone extends Error {
+  constructor(readonly actionId: string) {
+    super(`action ${actionId} does not exist`);
+    this.name = 'ActionGone';
+  }
+}

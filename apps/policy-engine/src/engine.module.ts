@@ -1,0 +1,100 @@
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { Queues } from '@trellis/contracts';
+import type { Logger, TrellisConfig } from '@trellis/common';
+import type { ConsumerHandle, MessageBus } from '@trellis/messaging';
+import { evaluate, type PolicyRegistry } from '@trellis/policies';
+import type { DataSource } from 'typeorm';
+import type { Evaluator } from './actions/decide-action';
+import { RunActionUseCase } from './actions/run-action.usecase';
+import { EngineHandlers } from './messages/engine.handlers';
+import { ApplyWorkResultUseCase } from './results/apply-work-result.usecase';
+import { ResumeService } from './resume/resume.service';
+
+export interface EngineDeps {
+  config: TrellisConfig;
+  dataSource: DataSource;
+  bus: MessageBus;
+  registry: PolicyRegistry;
+  logger: Logger;
+  /** called after each commit that wrote outbox rows, so the relay publishes without waiting */
+  onOutboxWritten: () => void;
+}
+
+const DEPS = Symbol('ENGINE_DEPS');
+
+/** Starts the consumers and the resume loop with the application, and stops them with it. */
+@Injectable()
+export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+  private consumers: ConsumerHandle[] = [];
+
+  constructor(
+    @Inject(DEPS) private readonly deps: EngineDeps,
+    private readonly handlers: EngineHandlers,
+    private readonly resume: ResumeService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { bus, config } = this.deps;
+    const prefetch = config.amqp.prefetch;
+    this.consumers.push(await bus.consume(Queues.engineResults, (m) => this.handlers.onWorkResult(m), { prefetch }));
+    this.consumers.push(await bus.consume(Queues.engineActions, (m) => this.handlers.onActionRequested(m), { prefetch }));
+    await this.resume.start();
+    this.deps.logger.info('policy-engine consuming', { queues: [Queues.engineActions, Queues.engineResults], prefetch });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.resume.stop();
+    for (const c of this.consumers.splice(0)) await c.cancel();
+  }
+}
+
+@Module({})
+export class EngineModule {
+  static forRoot(deps: EngineDeps): DynamicModule {
+    const evaluator: Evaluator = (input, options) => evaluate(input, { registry: deps.registry, newId: options.newId });
+    const log = deps.logger;
+    return {
+      module: EngineModule,
+      providers: [
+        { provide: DEPS, useValue: deps },
+        {
+          provide: RunActionUseCase,
+          useFactory: () =>
+            new RunActionUseCase(deps.dataSource, evaluator, log, {
+              instanceId: deps.config.instanceId,
+              leaseSeconds: deps.config.engine.leaseSeconds,
+              buildTimeoutSeconds: deps.config.worker.buildTimeoutSeconds,
+              onOutboxWritten: deps.onOutboxWritten,
+            }),
+        },
+        {
+          provide: ApplyWorkResultUseCase,
+          useFactory: () => new ApplyWorkResultUseCase(deps.dataSource, evaluator, log, deps.onOutboxWritten),
+        },
+        {
+          provide: EngineHandlers,
+          useFactory: (run: RunActionUseCase, apply: ApplyWorkResultUseCase) => new EngineHandlers(run, apply, log),
+          inject: [RunActionUseCase, ApplyWorkResultUseCase],
+        },
+        {
+          provide: ResumeService,
+          useFactory: () =>
+            new ResumeService(deps.dataSource, log, {
+              leaseSeconds: deps.config.engine.leaseSeconds,
+              intervalSeconds: deps.config.engine.resumeIntervalSeconds,
+              onOutboxWritten: deps.onOutboxWritten,
+            }),
+        },
+        EngineRunner,
+      ],
+      exports: [RunActionUseCase],
+    };
+  }
+}

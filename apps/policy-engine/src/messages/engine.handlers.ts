@@ -1,0 +1,53 @@
+import { ActionRequestedMessage, ContractViolation, WorkResultMessage, parseContract } from '@trellis/contracts';
+import { errorMessage, isDomainError, type Logger } from '@trellis/common';
+import type { HandlerOutcome, IncomingMessage } from '@trellis/messaging';
+import { ActionGone, type RunActionUseCase } from '../actions/run-action.usecase';
+import type { ApplyWorkResultUseCase } from '../results/apply-work-result.usecase';
+
+/**
+ * Maps what happened to a message onto the bus: success → ack; a message that can never succeed
+ * (invalid, or pointing at nothing) → dead-letter with the reason; anything else → retry, which
+ * the queue's delivery limit turns into a dead-letter if it keeps failing.
+ */
+export function outcomeOf(error: unknown): HandlerOutcome {
+  if (error instanceof ContractViolation || error instanceof ActionGone) return { kind: 'dead-letter', reason: error.message };
+  if (isDomainError(error) && !error.transient) return { kind: 'dead-letter', reason: error.message };
+  return { kind: 'retry', reason: errorMessage(error) };
+}
+
+export class EngineHandlers {
+  constructor(
+    private readonly runAction: RunActionUseCase,
+    private readonly applyResult: ApplyWorkResultUseCase,
+    private readonly logger: Logger,
+  ) {}
+
+  async onActionRequested(message: IncomingMessage): Promise<HandlerOutcome> {
+    return this.guard(message, async () => {
+      await this.runAction.execute(parseContract(ActionRequestedMessage, message.body));
+    });
+  }
+
+  async onWorkResult(message: IncomingMessage): Promise<HandlerOutcome> {
+    return this.guard(message, async () => {
+      await this.applyResult.execute(parseContract(WorkResultMessage, message.body));
+    });
+  }
+
+  private async guard(message: IncomingMessage, work: () => Promise<void>): Promise<HandlerOutcome> {
+    if (message.parseError) return { kind: 'dead-letter', reason: `message body is not JSON: ${message.parseError}` };
+    try {
+      await work();
+      return { kind: 'ack' };
+    } catch (e) {
+      const outcome = outcomeOf(e);
+      this.logger[outcome.kind === 'retry' ? 'warn' : 'error']('message not handled', {
+        queue: message.queue,
+        message_id: message.messageId,
+        outcome: outcome.kind,
+        reason: (outcome as { reason: string }).reason,
+      });
+      return outcome;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import type { WorkResultMessage } from '@trellis/contracts';
+import type { Logger } from '@trellis/common';
+import {
+  ActionEntity,
+  ClusterPolicyEntity,
+  DecisionEntity,
+  inTransaction,
+  markProcessed,
+} from '@trellis/persistence';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Evaluator } from '../actions/decide-action';
+import type { EnginePlan } from '../actions/engine-plan';
+import { defaultIds } from '../actions/run-action.usecase';
+import { loadSnapshot } from '../snapshot/load-snapshot';
+import { finishAction } from './finish-action';
+
+export const ENGINE_RESULTS_CONSUMER = 'policy-engine.results';
+
+/** Actions whose AFTER checks run (the scaling policy's post_op records last_op for its cooldown). */
+const POST_OP_ACTIONS = new Set(['CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN', 'CLUSTER_RESIZE', 'CLUSTER_DEL_NODES']);
+
+/** Ends an action with what the nova-worker reported, in one transaction with the outbox. */
+export class ApplyWorkResultUseCase {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly evaluate: Evaluator,
+    private readonly logger: Logger,
+    private readonly onOutboxWritten: () => void,
+  ) {}
+
+  async execute(result: WorkResultMessage): Promise<'finished' | 'duplicate' | 'already-final'> {
+    const outcome = await inTransaction(this.dataSource, async (m) => {
+      if (!(await markProcessed(m, ENGINE_RESULTS_CONSUMER, result.message_id))) return 'duplicate' as const;
+      const action = await m
+        .getRepository(ActionEntity)
+        .createQueryBuilder('a')
+        .setLock('pessimistic_write')
+        .where('a.id = :id', { id: result.action_id })
+        .getOne();
+      if (!action || ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(action.status)) return 'already-final' as const;
+      const decision = await m.getRepository(DecisionEntity).findOneByOrFail({ action_id: action.id });
+      const plan = decision.plan as unknown as EnginePlan;
+      const now = new Date();
+
+      const outputs: Record<string, unknown> = {};
+      const added = result.nodes.filter((n) => n.status === 'ACTIVE').map((n) => n.node_id);
+      const removed = result.nodes.filter((n) => n.status === 'DELETED' || n.status === 'LEFT').map((n) => n.node_id);
+      if (plan.create_nodes.length) outputs.nodes_added = added;
+      if (plan.delete_nodes.length) outputs.nodes_removed = removed;
+
+      if (result.outcome === 'SUCCEEDED' && POST_OP_ACTIONS.has(action.action) && action.cluster_id) {
+        await this.postOp(m, action, now);
+      }
+      const reason = result.outcome === 'SUCCEEDED' ? plan.success_reason : result.reason;
+      await finishAction(m, action, { status: result.outcome, reason, plan, now, outputs, groups: result.groups });
+      return 'finished' as const;
+    });
+    if (outcome === 'finished') this.onOutboxWritten();
+    this.logger.info('work result applied', { action_id: result.action_id, outcome: result.outcome, handled: outcome });
+    return outcome;
+  }
+
+  /** the AFTER chain: policies' post_op (scaling sets its binding's last_op) */
+  private async postOp(m: EntityManager, action: ActionEntity, now: Date): Promise<void> {
+    const snapshot = await loadSnapshot(m, action, 'post_op', now);
+    if (!snapshot.policies.some((p) => p.enabled)) return;
+    const out = this.evaluate(snapshot as never, { newId: () => defaultIds.uuid() });
+    for (const u of out.binding_updates ?? []) {
+      await m
+        .getRepository(ClusterPolicyEntity)
+        .update({ id: u.binding_id }, { last_op: u.last_op ? new Date(u.last_op) : now });
+    }
+  }
+}

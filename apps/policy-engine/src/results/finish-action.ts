@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { type ActionFinishedMessage, Exchanges, RoutingKeys, SCHEMA_VERSION } from '@trellis/contracts';
+import {
+  ActionEntity,
+  ClusterEntity,
+  ClusterPolicyEntity,
+  EventEntity,
+  NodeEntity,
+  addToOutbox,
+} from '@trellis/persistence';
+import type { EntityManager } from 'typeorm';
+import type { EnginePlan } from '../actions/engine-plan';
+
+export interface Finish {
+  status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+  reason: string;
+  plan: EnginePlan;
+  now: Date;
+  outputs?: Record<string, unknown>;
+  /** server group refs of the plan → ids Nova gave them */
+  groups?: Record<string, string>;
+}
+
+const LEVEL = { INFO: 20, ERROR: 40 } as const;
+
+/**
+ * Ends an action in the caller's transaction: what it changes on success (bindings, the cluster),
+ * the cluster's status from its ACTIVE nodes (Senlin's rule), an event, and the action-finished
+ * notification in the outbox.
+ */
+export async function finishAction(m: EntityManager, action: ActionEntity, f: Finish): Promise<void> {
+  if (f.status === 'SUCCEEDED') await applySuccess(m, action, f);
+
+  action.status = f.status;
+  action.status_reason = f.reason;
+  action.end_time = f.now.getTime() / 1000;
+  action.outputs = { ...(action.outputs ?? {}), ...(f.outputs ?? {}) };
+  action.lease_owner = null;
+  action.lease_expires_at = null;
+  action.updated_at = f.now;
+  await m.getRepository(ActionEntity).save(action);
+
+  let clusterName: string | null = null;
+  if (action.cluster_id && !(f.status === 'SUCCEEDED' && f.plan.delete_cluster)) {
+    clusterName = await refreshClusterStatus(m, action.cluster_id, action.action, f.now);
+  }
+
+  await m.getRepository(EventEntity).insert({
+    id: randomUUID(),
+    timestamp: f.now,
+    oid: action.target,
+    oname: clusterName ?? action.name,
+    otype: action.action.startsWith('NODE_') ? 'NODE' : 'CLUSTER',
+    cluster_id: action.cluster_id,
+    level: f.status === 'SUCCEEDED' ? LEVEL.INFO : LEVEL.ERROR,
+    user: action.user,
+    project: action.project,
+    action: action.action,
+    status: f.status === 'SUCCEEDED' ? 'end' : 'error',
+    status_reason: f.reason,
+    meta_data: { action_id: action.id },
+  });
+
+  const messageId = randomUUID();
+  const finished: ActionFinishedMessage = {
+    message_id: messageId,
+    schema_version: SCHEMA_VERSION,
+    action_id: action.id,
+    correlation_id: `action-${action.id}`,
+    sent_at: f.now.toISOString(),
+    cluster_id: action.cluster_id,
+    action: action.action,
+    status: f.status,
+    status_reason: f.reason,
+    project: action.project,
+  };
+  await addToOutbox(m, {
+    exchange: Exchanges.events,
+    routingKey: RoutingKeys.actionFinished(action.cluster_id, action.id),
+    type: 'action.finished',
+    messageId,
+    correlationId: finished.correlation_id,
+    body: finished,
+  });
+}
+
+async function applySuccess(m: EntityManager, action: ActionEntity, f: Finish): Promise<void> {
+  const bindings = m.getRepository(ClusterPolicyEntity);
+  const b = f.plan.binding;
+  if (b?.op === 'attach') {
+    await bindings.insert({
+      id: b.binding_id,
+      cluster_id: action.cluster_id!,
+      policy_id: b.policy_id,
+      enabled: b.enabled,
+      priority: b.priority,
+      data: resolveRefs(b.data, f.groups ?? {}),
+      last_op: null,
+      attached_at: f.now,
+    });
+  } else if (b?.op === 'detach') {
+    await bindings.delete({ id: b.binding_id });
+  } else if (b?.op === 'update') {
+    await bindings.update({ id: b.binding_id }, { enabled: b.enabled });
+  }
+  if (f.plan.delete_cluster && action.cluster_id) {
+    await bindings.delete({ cluster_id: action.cluster_id });
+    await m.getRepository(NodeEntity).update({ cluster_id: action.cluster_id }, { cluster_id: null });
+    await m.getRepository(ClusterEntity).delete({ id: action.cluster_id });
+  }
+}
+
+/** Replace server-group references of a decision with the ids Nova gave the groups. */
+export function resolveRefs<T>(value: T, groups: Record<string, string>): T {
+  if (!Object.keys(groups).length) return value;
+  const text = JSON.stringify(value).replace(/"(ref:[^"]+)"/g, (whole, ref: string) =>
+    groups[ref] ? JSON.stringify(groups[ref]) : whole,
+  );
+  return JSON.parse(text) as T;
+}
+
+/**
+ * Senlin's status after a membership change: fewer ACTIVE nodes than min_size → ERROR; fewer than
+ * desired_capacity → WARNING; within max_size (or no max) → ACTIVE; above it → WARNING.
+ */
+export async function refreshClusterStatus(m: EntityManager, clusterId: string, actionName: string, now: Date) {
+  const cluster = await m.getRepository(ClusterEntity).findOneBy({ id: clusterId });
+  if (!cluster) return null;
+  const active = await m.getRepository(NodeEntity).countBy({ cluster_id: clusterId, status: 'ACTIVE' });
+  let status: string;
+  let reason: string;
+  if (active < cluster.min_size) {
+    status = 'ERROR';
+    reason = `${actionName}: number of active nodes is below min_size (${cluster.min_size}).`;
+  } else if (active < cluster.desired_capacity) {
+    status = 'WARNING';
+    reason = `${actionName}: number of active nodes is below desired_capacity (${cluster.desired_capacity}).`;
+  } else if (cluster.max_size < 0 || active <= cluster.max_size) {
+    status = 'ACTIVE';
+    reason = `${actionName}: number of active nodes is equal or above desired_capacity (${cluster.desired_capacity}).`;
+  } else {
+    status = 'WARNING';
+    reason = `${actionName}: number of active nodes is above max_size (${cluster.max_size}).`;
+  }
+  await m.getRepository(ClusterEntity).update(
+    { id: clusterId },
+    { status, status_reason: reason, updated_at: now, ...(cluster.created_at ? {} : { created_at: now }) },
+  );
+  return cluster.name;
+}

@@ -1,0 +1,46 @@
+import { errorMessage, type Logger } from '@trellis/common';
+import { replayStuckActions } from '@trellis/persistence';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Resumes work whose lease expired: at start-up and then on an interval, actions that no engine
+ * took up, or whose work order vanished, are published again (cause 'resume'). Redelivery of a
+ * message a crashed engine held is RabbitMQ's job; this covers what the broker cannot know about.
+ */
+export class ResumeService {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly logger: Logger,
+    private readonly options: { leaseSeconds: number; intervalSeconds: number; onOutboxWritten: () => void },
+  ) {}
+
+  async start(): Promise<void> {
+    await this.resumeOnce();
+    this.timer = setInterval(() => void this.resumeOnce(), this.options.intervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async resumeOnce(): Promise<number> {
+    try {
+      const resumed = await replayStuckActions(this.dataSource, { olderThanSeconds: this.options.leaseSeconds }, 'resume');
+      if (resumed.length) {
+        this.options.onOutboxWritten();
+        this.logger.info('resumed actions whose lease expired', {
+          count: resumed.length,
+          actions: resumed.map((a) => ({ id: a.id, why: a.why })),
+        });
+      }
+      return resumed.length;
+    } catch (e) {
+      this.logger.error('resume round failed; will try again', { error: errorMessage(e) });
+      return 0;
+    }
+  }
+}

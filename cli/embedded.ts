@@ -1,0 +1,89 @@
+import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
+import { createNovaClient, createTokenValidator } from '@trellis/nova';
+import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
+import { openInfrastructure, type Infrastructure } from '@trellis/runtime';
+import { startGateway } from '../apps/gateway/src/bootstrap';
+import { startNovaSimulator, type RunningSimulator } from '../apps/nova-simulator/src/simulator';
+import { startNovaWorker } from '../apps/nova-worker/src/bootstrap';
+import { startPolicyEngine } from '../apps/policy-engine/src/bootstrap';
+
+export interface Embedded {
+  /** the REST API's base URL */
+  url: string;
+  config: TrellisConfig;
+  infra: Infrastructure;
+  /** the built-in Nova simulator, when no real cloud is configured */
+  simulator: RunningSimulator | null;
+  registry: PolicyRegistry;
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded default: gateway, policy-engine, nova-worker (and the Nova simulator when no cloud
+ * is configured) in one process, sharing one database and one bus. Same handlers and code paths as
+ * the separate services; only the adapters differ (PGlite, in-memory bus, simulator) unless
+ * DATABASE_URL / AMQP_URL / OS_AUTH_URL say otherwise.
+ */
+export async function startEmbedded(config: TrellisConfig, logger: Logger = createLogger('trellis', config.logLevel)): Promise<Embedded> {
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch((e) => logger.warn('close failed', { error: String(e) }));
+  };
+  try {
+    let simulator: RunningSimulator | null = null;
+    let openstack = config.openstack;
+    if (usesSimulator(config)) {
+      simulator = await startNovaSimulator({
+        host: config.simulator.host,
+        port: config.simulator.port,
+        buildDelayMs: config.simulator.buildDelayMs,
+        demoPassword: config.simulator.demoPassword,
+        adminPassword: config.simulator.adminPassword,
+        topology: config.simulator.topologyFile ? await readTopology(config.simulator.topologyFile) : undefined,
+      });
+      closers.push(() => simulator!.close());
+      // The worker and the gateway talk to the simulator exactly as they would to a real cloud.
+      openstack = {
+        ...openstack,
+        authUrl: simulator.authUrl,
+        username: 'admin',
+        password: config.simulator.adminPassword,
+        projectName: 'admin',
+        userDomainName: 'Default',
+        projectDomainName: 'Default',
+        regionName: 'RegionOne',
+      };
+    }
+    const registry = PolicyRegistry.withBuiltins();
+    loadPolicyPlugins(registry, config.engine.plugins);
+
+    const infra = await openInfrastructure(config, logger);
+    closers.push(() => infra.close());
+    const dataSource = infra.database.dataSource;
+    const nova = createNovaClient(openstack, { logger: logger.child({ component: 'nova' }) });
+
+    const worker = await startNovaWorker({ config, dataSource, bus: infra.bus, nova, logger: logger.child({ service: 'nova-worker' }), onOutboxWritten: infra.kick });
+    closers.push(() => worker.close());
+    const engine = await startPolicyEngine({ config, dataSource, bus: infra.bus, registry, logger: logger.child({ service: 'policy-engine' }), onOutboxWritten: infra.kick });
+    closers.push(() => engine.close());
+    const gateway = await startGateway({
+      config,
+      dataSource,
+      bus: infra.bus,
+      registry,
+      tokenValidator: createTokenValidator(openstack),
+      onOutboxWritten: infra.kick,
+    });
+    closers.push(() => gateway.close());
+    return { url: gateway.url, config, infra, simulator, registry, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+async function readTopology(file: string) {
+  const { readFile } = await import('node:fs/promises');
+  const { loadTopology } = await import('../apps/nova-simulator/src/simulator');
+  return loadTopology(await readFile(file, 'utf8'));
+}

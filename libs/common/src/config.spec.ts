@@ -1,0 +1,44 @@
+import { ConfigError, loadConfig, usesSimulator } from './config';
+
+describe('loadConfig', () => {
+  it('gives the embedded default when nothing is set', () => {
+    const c = loadConfig({});
+    expect(c.database.url).toBeNull();
+    expect(c.database.dataDir).toBe('./data');
+    expect(c.amqp.url).toBeNull();
+    expect(c.http.port).toBe(8777);
+    expect(usesSimulator(c)).toBe(true);
+  });
+
+  it('switches to PostgreSQL, RabbitMQ and a real cloud from the environment', () => {
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/trellis',
+      AMQP_URL: 'amqp://guest:guest@mq:5672',
+      OS_AUTH_URL: 'http://keystone:5000/v3',
+      OS_USERNAME: 'admin',
+      OS_PROJECT_NAME: 'admin',
+      OS_COMPUTE_API_VERSION: '2.64',
+    });
+    expect(c.database.url).toBe('postgres://u@db:5432/trellis');
+    expect(c.amqp.url).toBe('amqp://guest:guest@mq:5672');
+    expect(c.openstack.computeApiVersion).toBe('2.64');
+    expect(usesSimulator(c)).toBe(false);
+  });
+
+  it.each([
+    [{ TRELLIS_PORT: 'eighty' }, 'TRELLIS_PORT must be a whole number'],
+    [{ TRELLIS_PORT: '70000' }, 'TRELLIS_PORT must be between 0 and 65535'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must use postgres or postgresql'],
+    [{ AMQP_URL: 'not a url' }, 'AMQP_URL is not a valid URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error'],
+    [{ TRELLIS_DB_LOGGING: 'maybe' }, 'TRELLIS_DB_LOGGING must be true or false'],
+    [{ OS_COMPUTE_API_VERSION: '3' }, 'OS_COMPUTE_API_VERSION must look like 2.X'],
+  ])('rejects %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads the plugin list as comma-separated module paths', () => {
+    expect(loadConfig({ TRELLIS_POLICY_PLUGINS: ' ./a.js, ./plugins/ ,' }).engine.plugins).toEqual(['./a.js', './plugins/']);
+  });
+});

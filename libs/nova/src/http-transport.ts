@@ -1,0 +1,242 @@
+import { NovaError, NovaForbiddenError, parseErrorBody, type OpenStackService } from './nova.errors';
+
+export interface RetryOptions {
+  /** tries in all (first call included) for 5xx, timeouts, connection errors, 429 and 413 */
+  attempts: number;
+  /** backoff before retry n is random(0, min(maxDelayMs, baseDelayMs * 2^n)) ("full jitter") */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** tries in all for 409 on requests that may repeat (Nova answers 409 during a task state) */
+  conflictAttempts: number;
+  /** a Retry-After longer than this is not waited for: the call fails and the caller decides */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = {
+  attempts: 4,
+  baseDelayMs: 250,
+  maxDelayMs: 5000,
+  conflictAttempts: 5,
+  maxRetryAfterMs: 60_000,
+};
+
+export interface NovaLogger {
+  debug?(message: string): void;
+  warn?(message: string): void;
+}
+
+/** The side effects the client depends on, injectable for tests. */
+export interface Runtime {
+  fetch: typeof fetch;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  random(): number;
+  logger: NovaLogger;
+}
+
+export const defaultRuntime = (): Runtime => ({
+  fetch: (input, init) => globalThis.fetch(input, init),
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  random: () => Math.random(),
+  logger: {},
+});
+
+export function backoffDelay(retryIndex: number, retry: RetryOptions, random: () => number): number {
+  const ceiling = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** retryIndex);
+  return Math.floor(random() * ceiling);
+}
+
+/** Retry-After as milliseconds from now: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - now);
+}
+
+export interface HttpRequest {
+  service: OpenStackService;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** statuses handed back to the caller instead of thrown (e.g. 404 on a lookup) */
+  accept?: number[];
+  /**
+   * the request may be repeated when its outcome is unknown (timeout, reset, 5xx). False for
+   * creates: repeating one could boot a second server, so only failures that surely did not reach
+   * the service (connection refused, 429, 413) are retried and the rest are thrown as ambiguous.
+   */
+  idempotent: boolean;
+  /** retry 409 (transitional task state) up to RetryOptions.conflictAttempts */
+  retryConflicts?: boolean;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+const NOT_RETRIED_5XX = new Set([501, 505]);
+
+class NetworkFailure extends Error {
+  constructor(
+    message: string,
+    /** the connection was refused: the request surely never reached the service */
+    readonly refused: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** One HTTP call with a timeout, bounded retries and typed errors. No auth: see KeystoneSession. */
+export class HttpTransport {
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly retry: RetryOptions,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    const path = pathOf(request.url);
+    let failures = 0;
+    let conflicts = 0;
+    for (;;) {
+      let response: HttpResponse;
+      try {
+        response = await this.once(request);
+      } catch (e) {
+        if (!(e instanceof NetworkFailure)) throw e;
+        failures++;
+        const error = new NovaError({
+          service: request.service,
+          status: null,
+          method: request.method,
+          path,
+          serviceMessage: e.message,
+          ambiguous: !e.refused,
+        });
+        if ((request.idempotent || e.refused) && failures < this.retry.attempts) {
+          await this.pause(error, backoffDelay(failures - 1, this.retry, this.runtime.random), failures);
+          continue;
+        }
+        throw error;
+      }
+
+      const { status } = response;
+      if ((status >= 200 && status < 300) || request.accept?.includes(status)) return response;
+      const error = errorFor(request, path, response);
+
+      if (status === 429 || status === 413) {
+        failures++;
+        if (failures >= this.retry.attempts) throw error;
+        const retryAfter = parseRetryAfter(response.headers.get('retry-after'), this.runtime.now());
+        if (retryAfter !== null && retryAfter > this.retry.maxRetryAfterMs) {
+          throw new NovaError({
+            service: request.service,
+            status,
+            method: request.method,
+            path,
+            serviceMessage: `${error.serviceMessage} (asked to retry after ${Math.ceil(retryAfter / 1000)} s, more than the ${Math.ceil(this.retry.maxRetryAfterMs / 1000)} s this client waits)`,
+          });
+        }
+        await this.pause(error, retryAfter ?? backoffDelay(failures - 1, this.retry, this.runtime.random), failures);
+        continue;
+      }
+      if (status >= 500 && !NOT_RETRIED_5XX.has(status)) {
+        failures++;
+        if (request.idempotent && failures < this.retry.attempts) {
+          await this.pause(error, backoffDelay(failures - 1, this.retry, this.runtime.random), failures);
+          continue;
+        }
+        throw new NovaError({ ...detailsOf(error), ambiguous: !request.idempotent });
+      }
+      if (status === 409 && request.retryConflicts) {
+        conflicts++;
+        if (conflicts < this.retry.conflictAttempts) {
+          await this.pause(error, backoffDelay(conflicts - 1, this.retry, this.runtime.random), conflicts, this.retry.conflictAttempts);
+          continue;
+        }
+      }
+      throw error;
+    }
+  }
+
+  private async pause(error: NovaError, delayMs: number, attempt: number, of = this.retry.attempts): Promise<void> {
+    this.runtime.logger.warn?.(`${error.message}; try ${attempt + 1}/${of} in ${delayMs} ms`);
+    await this.runtime.sleep(delayMs);
+  }
+
+  private async once(request: HttpRequest): Promise<HttpResponse> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    try {
+      const headers: Record<string, string> = { Accept: 'application/json', ...request.headers };
+      let body: string | undefined;
+      if (request.body !== undefined) {
+        headers['Content-Type'] = 'application/json';
+        body = JSON.stringify(request.body);
+      }
+      const res = await this.runtime.fetch(request.url, { method: request.method, headers, body, signal: controller.signal });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: parseBody(text, res.headers.get('content-type')) };
+    } catch (e) {
+      if (timedOut) throw new NetworkFailure(`no answer within ${this.timeoutMs} ms`, false);
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      const code = cause?.code ?? '';
+      const detail = cause?.message ?? (e as Error).message;
+      throw new NetworkFailure(`connection failed (${code ? `${code}: ` : ''}${detail})`, code === 'ECONNREFUSED');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function parseBody(text: string, contentType: string | null): unknown {
+  if (text === '') return null;
+  const looksJson = (contentType ?? '').includes('json') || /^\s*[[{]/.test(text);
+  if (!looksJson) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+function detailsOf(error: NovaError) {
+  return {
+    service: error.service,
+    status: error.status,
+    method: error.method,
+    path: error.path,
+    serviceMessage: error.serviceMessage,
+  };
+}
+
+export function errorFor(request: Pick<HttpRequest, 'service' | 'method'>, path: string, response: HttpResponse): NovaError {
+  const details = {
+    service: request.service,
+    status: response.status,
+    method: request.method,
+    path,
+    serviceMessage: parseErrorBody(response.body, `HTTP ${response.status} with no message`),
+  };
+  return response.status === 403 ? new NovaForbiddenError(details) : new NovaError(details);
+}

@@ -1,0 +1,10 @@
+export * from './nova.port';
+export * from './nova.errors';
+export * from './credentials';
+export * from './http-transport';
+export * from './keystone-session';
+export * from './microversion';
+export * from './idempotency';
+export * from './nova-http.client';
+export * from './token-validator';
+export { ShapeError, SERVER_GROUP_POLICIES } from './normalise';

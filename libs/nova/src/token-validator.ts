@@ -1,0 +1,99 @@
+import type { AuthContext, OpenStackSettings, TokenValidator } from '@trellis/common';
+import { parseKeystoneTime, type KeystoneSession } from './keystone-session';
+import { createSession, type NovaClientOptions } from './nova-http.client';
+import type { Runtime } from './http-transport';
+
+export interface TokenValidatorOptions extends NovaClientOptions {
+  /** most tokens remembered at once (default 1000); the least recently used go first */
+  cacheSize?: number;
+  /**
+   * a valid answer is reused until the token expires, but no longer than this (default 5 min, as
+   * keystonemiddleware), so a revoked token stops working within that time
+   */
+  maxCacheAgeMs?: number;
+}
+
+interface CacheEntry {
+  context: AuthContext;
+  until: number;
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/**
+ * Validates callers' tokens with Keystone (`GET /v3/auth/tokens`, the service's own token in
+ * X-Auth-Token and the caller's in X-Subject-Token). Only project-scoped tokens are valid here:
+ * every Trellis object belongs to a project.
+ */
+export class KeystoneTokenValidator implements TokenValidator {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly session: KeystoneSession,
+    private readonly runtime: Runtime,
+    private readonly cacheSize: number,
+    private readonly maxCacheAgeMs: number,
+  ) {}
+
+  async validate(token: string): Promise<AuthContext | null> {
+    if (typeof token !== 'string' || token.trim() === '') return null;
+    const now = this.runtime.now();
+    const hit = this.cache.get(token);
+    if (hit) {
+      this.cache.delete(token);
+      if (now < hit.until) {
+        this.cache.set(token, hit);
+        return hit.context;
+      }
+    }
+    const res = await this.session.request({
+      service: 'identity',
+      method: 'GET',
+      url: `${this.session.credentials.authUrl}/auth/tokens?nocatalog`,
+      headers: { 'X-Subject-Token': token },
+      accept: [401, 404],
+      idempotent: true,
+    });
+    if (res.status === 401 || res.status === 404) return null;
+    const context = toContext(token, obj(res.body)?.token);
+    if (!context || context.expiresAt.getTime() <= now) return null;
+    this.cache.set(token, { context, until: Math.min(context.expiresAt.getTime(), now + this.maxCacheAgeMs) });
+    while (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
+    return context;
+  }
+}
+
+function toContext(token: string, raw: unknown): AuthContext | null {
+  const t = obj(raw);
+  const user = obj(t?.user);
+  const project = obj(t?.project);
+  const expires = str(t?.expires_at);
+  if (!t || !user || !project || !expires) return null;
+  const userId = str(user.id);
+  const projectId = str(project.id);
+  const expiresAt = parseKeystoneTime(expires);
+  if (!userId || !projectId || Number.isNaN(expiresAt)) return null;
+  const roles = (Array.isArray(t.roles) ? t.roles : []).map((r) => str(obj(r)?.name)).filter((r): r is string => r !== null);
+  return {
+    token,
+    userId,
+    userName: str(user.name) ?? userId,
+    projectId,
+    projectName: str(project.name) ?? projectId,
+    domainId: str(obj(project.domain)?.id) ?? str(obj(user.domain)?.id),
+    roles,
+    isAdmin: roles.includes('admin'),
+    expiresAt: new Date(expiresAt),
+  };
+}
+
+/** A TokenValidator for these settings (the service's own credentials). Throws ConfigError naming a missing setting. */
+export function createTokenValidator(settings: OpenStackSettings, options: TokenValidatorOptions = {}): KeystoneTokenValidator {
+  const { session, resolved } = createSession(settings, options);
+  const cacheSize = options.cacheSize ?? 1000;
+  const maxCacheAgeMs = options.maxCacheAgeMs ?? 300_000;
+  if (!Number.isInteger(cacheSize) || cacheSize < 1) throw new RangeError(`cacheSize must be a whole number >= 1, got ${cacheSize}`);
+  return new KeystoneTokenValidator(session, resolved.runtime, cacheSize, maxCacheAgeMs);
+}

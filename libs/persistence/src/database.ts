@@ -1,0 +1,300 @@
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { DataSource } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
+import { ConfigError, createLogger, errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
+import { ALL_ENTITIES } from './entities';
+import { runMigrationsLocked } from './migrate';
+import { ALL_MIGRATIONS } from './migrations';
+
+export type DatabaseSettings = TrellisConfig['database'];
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface Database {
+  dataSource: DataSource;
+  kind: DatabaseKind;
+  /** destroys the pool; for PGlite also stops the socket server and closes the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /**
+   * An archive from `createPgliteTemplate()` to start an in-memory PGlite from, instead of running
+   * initdb and the migrations again (about a second less per test database).
+   */
+  pgliteTemplate?: Blob;
+}
+
+/** `dataDir` value that keeps PGlite's data in memory (tests). */
+export const IN_MEMORY = ':memory:';
+
+/**
+ * PGlite runs one statement at a time in one session; pglite-socket 0.2.17 lets several sockets
+ * share it through a global queue of protocol messages. The queue keeps a socket's messages together
+ * only while that socket has an explicit transaction open: outside one, the Parse/Bind/Execute/Sync
+ * messages of an extended-protocol query are taken one by one, and when a large query reaches the
+ * server in more than one TCP read, another socket's query can run between them and replace the
+ * unnamed prepared statement ("bind message supplies 1 parameters, but prepared statement \"\"
+ * requires 2", reproduced with a 2 MB parameter on a second socket). One pooled connection makes
+ * that impossible and costs nothing: PGlite runs one query at a time anyway. The server allows one
+ * more socket so a replacement connection is not refused while the old one is still closing.
+ */
+const PGLITE_POOL_SIZE = 1;
+const PGLITE_MAX_SOCKETS = PGLITE_POOL_SIZE + 1;
+
+/**
+ * How long a query waits for a pooled connection (and for a new connection to open). With PGlite a
+ * wait this long means a connection waits on another one's open transaction, which never ends by
+ * itself: fail loudly instead of hanging.
+ */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+const LOCK_FILE = 'trellis.lock';
+
+export async function openDatabase(
+  settings: DatabaseSettings,
+  logger: Logger = createLogger('persistence'),
+  options: OpenDatabaseOptions = {},
+): Promise<Database> {
+  if (settings.url !== null) {
+    if (options.pgliteTemplate) throw new Error('openDatabase: pgliteTemplate is only for PGlite (DATABASE_URL unset)');
+    return openPostgres(settings.url, settings, logger);
+  }
+  return openPglite(settings, logger, options.pgliteTemplate);
+}
+
+/**
+ * Starts an in-memory PGlite, applies every migration and returns its data directory as an archive,
+ * for `openDatabase(..., {pgliteTemplate})`.
+ */
+export async function createPgliteTemplate(logger: Logger = createLogger('persistence')): Promise<Blob> {
+  const started = await startPglite(IN_MEMORY, false, logger, undefined);
+  try {
+    await runMigrationsLocked(started.dataSource, logger);
+    await started.dataSource.destroy();
+    await started.stopServer();
+    return (await started.db.dumpDataDir('gzip')) as Blob;
+  } finally {
+    await started.close();
+  }
+}
+
+function baseOptions(settings: DatabaseSettings, logger: Logger) {
+  return {
+    type: 'postgres' as const,
+    entities: ALL_ENTITIES,
+    migrations: ALL_MIGRATIONS,
+    synchronize: false,
+    migrationsRun: false,
+    logging: settings.logging,
+    applicationName: 'trellis',
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
+    poolErrorHandler: (e: unknown) => logger.warn('database connection failed', { error: errorMessage(e) }),
+  } satisfies Partial<PostgresDataSourceOptions>;
+}
+
+async function openPostgres(url: string, settings: DatabaseSettings, logger: Logger): Promise<Database> {
+  const shown = redactUrl(url);
+  if (!Number.isInteger(settings.poolSize) || settings.poolSize < 1) {
+    throw new ConfigError('TRELLIS_DB_POOL_SIZE', `must be a whole number of at least 1, got ${settings.poolSize}`);
+  }
+  const dataSource = new DataSource({ ...baseOptions(settings, logger), url, poolSize: settings.poolSize });
+  try {
+    await dataSource.initialize();
+  } catch (e) {
+    throw new ConfigError('DATABASE_URL', `names a PostgreSQL that cannot be used (${shown}): ${describeError(e)}`);
+  }
+  try {
+    await runMigrationsLocked(dataSource, logger);
+  } catch (e) {
+    await dataSource.destroy().catch(() => undefined);
+    throw new Error(`database migrations failed on ${shown}: ${describeError(e)}`, { cause: e });
+  }
+  let closed = false;
+  return {
+    dataSource,
+    kind: 'postgres',
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await dataSource.destroy();
+    },
+  };
+}
+
+async function openPglite(settings: DatabaseSettings, logger: Logger, template: Blob | undefined): Promise<Database> {
+  if (template && settings.dataDir !== IN_MEMORY) {
+    throw new Error(`openDatabase: pgliteTemplate needs an in-memory database, not dataDir '${settings.dataDir}'`);
+  }
+  const started = await startPglite(settings.dataDir, settings.logging, logger, template);
+  try {
+    await runMigrationsLocked(started.dataSource, logger);
+  } catch (e) {
+    await started.close();
+    throw new Error(`database migrations failed on PGlite (${settings.dataDir}): ${describeError(e)}`, { cause: e });
+  }
+  return { dataSource: started.dataSource, kind: 'pglite', close: started.close };
+}
+
+interface StartedPglite {
+  db: PGlite;
+  dataSource: DataSource;
+  stopServer(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startPglite(
+  dataDir: string,
+  logging: boolean,
+  logger: Logger,
+  template: Blob | undefined,
+): Promise<StartedPglite> {
+  const inMemory = dataDir === IN_MEMORY;
+  const dir = inMemory ? null : resolve(dataDir);
+  const t0 = Date.now();
+  let releaseLock = () => undefined as void;
+  let cold = true;
+  if (dir !== null) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (e) {
+      throw new ConfigError('TRELLIS_DATA_DIR', `cannot be created (${dir}): ${errorMessage(e)}`);
+    }
+    cold = !existsSync(join(dir, 'PG_VERSION'));
+    releaseLock = lockDataDir(dir);
+  }
+
+  let db: PGlite;
+  try {
+    db = template ? new PGlite({ loadDataDir: template }) : dir === null ? new PGlite() : new PGlite(dir);
+    await db.waitReady;
+  } catch (e) {
+    releaseLock();
+    throw dir === null
+      ? new Error(`PGlite could not start: ${errorMessage(e)}`, { cause: e })
+      : new ConfigError('TRELLIS_DATA_DIR', `holds a database PGlite could not open (${dir}): ${errorMessage(e)}`);
+  }
+  const startMs = Date.now() - t0;
+
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: PGLITE_MAX_SOCKETS });
+  let serverStopped = false;
+  const stopServer = async () => {
+    if (serverStopped) return;
+    serverStopped = true;
+    await waitForSocketsToClose(server);
+    await server.stop();
+  };
+  let dataSource: DataSource | null = null;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    try {
+      if (dataSource?.isInitialized) await dataSource.destroy();
+      await stopServer();
+      if (!db.closed) await db.close();
+    } finally {
+      releaseLock();
+    }
+  };
+
+  try {
+    await server.start();
+    const port = Number(server.getServerConn().split(':').pop());
+    dataSource = new DataSource({
+      ...baseOptions({ url: null, dataDir, poolSize: PGLITE_POOL_SIZE, logging }, logger),
+      host: '127.0.0.1',
+      port,
+      username: 'postgres',
+      database: 'postgres',
+      poolSize: PGLITE_POOL_SIZE,
+    });
+    await dataSource.initialize();
+  } catch (e) {
+    await close().catch(() => undefined);
+    throw new Error(`PGlite socket server could not start: ${describeError(e)}`, { cause: e });
+  }
+  logger.info('pglite started', {
+    dataDir: dir ?? IN_MEMORY,
+    startMs,
+    start: template ? 'template' : inMemory || cold ? 'cold' : 'warm',
+    readyMs: Date.now() - t0,
+  });
+  return { db, dataSource, stopServer, close };
+}
+
+/**
+ * PGlite keeps no lock of its own: two processes on one data directory would corrupt it. A lock file
+ * with our pid stops a second one with a clear message; a lock left by a process that is gone is
+ * taken over.
+ */
+function lockDataDir(dir: string): () => void {
+  const path = join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx' });
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone: nothing to release
+        }
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new ConfigError('TRELLIS_DATA_DIR', `cannot be locked (${path}): ${errorMessage(e)}`);
+      }
+      const holder = Number(readFileSync(path, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processAlive(holder)) {
+        throw new ConfigError(
+          'TRELLIS_DATA_DIR',
+          `is in use by process ${holder} (${dir}); give each process its own TRELLIS_DATA_DIR or set DATABASE_URL`,
+        );
+      }
+      unlinkSync(path);
+    }
+  }
+  throw new ConfigError('TRELLIS_DATA_DIR', `cannot be locked (${path}): another process keeps taking the lock`);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pool's sockets close asynchronously; stopping the server first would roll back under them. */
+async function waitForSocketsToClose(server: PGLiteSocketServer): Promise<void> {
+  for (let i = 0; i < 100 && server.getStats().activeConnections > 0; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(not a valid URL)';
+  }
+}
+
+/** pg reports a refused connection to `localhost` as an AggregateError with an empty message. */
+function describeError(e: unknown): string {
+  if (e instanceof AggregateError && e.errors.length > 0) {
+    return e.errors.map((x) => describeError(x)).join('; ');
+  }
+  const code = (e as { code?: unknown })?.code;
+  const message = errorMessage(e) || String((e as object)?.constructor?.name ?? 'unknown error');
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}

@@ -1,0 +1,18 @@
+export * from './entities';
+export { ALL_MIGRATIONS } from './migrations';
+export {
+  createPgliteTemplate,
+  IN_MEMORY,
+  openDatabase,
+  redactUrl,
+  type Database,
+  type DatabaseKind,
+  type DatabaseSettings,
+  type OpenDatabaseOptions,
+} from './database';
+export { runMigrationsLocked } from './migrate';
+export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
+export { addToOutbox, outboxStats, purgePublishedOutbox, type OutboxStats } from './outbox/outbox';
+export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
+export { markProcessed, pruneProcessedMessages } from './inbox';
+export { claimExpired, releaseLease, renewLease, type ClaimOptions, type Leased } from './lease';

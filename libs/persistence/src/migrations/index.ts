@@ -1,0 +1,6 @@
+import { InitialSchema1795309817000 } from './1795309817000-initial-schema';
+
+/** In the order they run. A new migration gets a later timestamp and goes at the end. */
+export const ALL_MIGRATIONS = [InitialSchema1795309817000];
+
+export { InitialSchema1795309817000 };

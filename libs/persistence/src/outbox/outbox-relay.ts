@@ -1,0 +1,218 @@
+import type { DataSource } from 'typeorm';
+import { createLogger, errorMessage, type Logger } from '@trellis/common';
+import type { OutgoingMessage } from '@trellis/messaging/bus.port';
+import { requirePositiveInt, requirePositiveNumber } from '../guards';
+import { purgePublishedOutbox, toOutgoingMessage, type OutboxRow } from './outbox';
+import { changedRows } from '../sql';
+
+export interface OutboxRelayOptions {
+  /** rows claimed and published per round */
+  batchSize: number;
+  /** how often the outbox is looked at when nobody calls kick() */
+  pollIntervalMs: number;
+  logger?: Logger;
+  /**
+   * How long a claim keeps other relays off the claimed rows (default 60 s). It must be longer than
+   * publishing a whole batch takes; a relay that dies holding a claim delays those rows this long.
+   */
+  claimMs?: number;
+  /** first pause before a failed row is tried again (default 500 ms); doubles per failure */
+  retryBaseMs?: number;
+  /** longest pause between tries of a failed row (default 60 s) */
+  retryMaxMs?: number;
+  /** how long published rows are kept, for replay summaries and debugging (default 1 h) */
+  retentionMs?: number;
+  /** how often published rows older than retentionMs are deleted (default 60 s) */
+  cleanupIntervalMs?: number;
+}
+
+const COLUMNS = 'id, exchange, routing_key, message_id, type, correlation_id, payload, headers, attempts';
+
+/**
+ * Publishes outbox rows on the bus. Each round claims a batch of unpublished rows in one short
+ * statement (`FOR UPDATE SKIP LOCKED` plus a `claimed_until` lease, so concurrent relays take
+ * different rows and a dead relay's rows come back when its lease ends), publishes them one by one
+ * in id order with no transaction open, then marks all that were confirmed with one UPDATE.
+ *
+ * Delivery is at least once: a relay that dies after publishing and before marking leaves rows that
+ * are published again after its lease; consumers drop the repeat by message id. A failed publish
+ * ends the round (later rows of the batch are released untouched, so they are never published ahead
+ * of the failed one within the batch); the failed row records attempts and last_error and waits with
+ * exponential backoff, and the relay pauses as long before its next round. Rows published longer
+ * than `retentionMs` ago are deleted on `cleanupIntervalMs`.
+ */
+export class OutboxRelay {
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly claimMs: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly retentionMs: number;
+  private readonly cleanupIntervalMs: number;
+  private readonly logger: Logger;
+
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private kicked = false;
+  private wake: (() => void) | null = null;
+  private pausedUntil = 0;
+  private nextCleanupAt = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly publish: (message: OutgoingMessage) => Promise<void>,
+    options: OutboxRelayOptions,
+  ) {
+    this.batchSize = requirePositiveInt('OutboxRelay batchSize', options.batchSize);
+    this.pollIntervalMs = requirePositiveNumber('OutboxRelay pollIntervalMs', options.pollIntervalMs);
+    this.claimMs = requirePositiveNumber('OutboxRelay claimMs', options.claimMs ?? 60_000);
+    this.retryBaseMs = requirePositiveNumber('OutboxRelay retryBaseMs', options.retryBaseMs ?? 500);
+    this.retryMaxMs = requirePositiveNumber('OutboxRelay retryMaxMs', options.retryMaxMs ?? 60_000);
+    this.retentionMs = options.retentionMs ?? 3_600_000;
+    if (!Number.isFinite(this.retentionMs) || this.retentionMs < 0) {
+      throw new Error(`OutboxRelay retentionMs must be a number of at least 0, got ${this.retentionMs}`);
+    }
+    this.cleanupIntervalMs = requirePositiveNumber('OutboxRelay cleanupIntervalMs', options.cleanupIntervalMs ?? 60_000);
+    this.logger = options.logger ?? createLogger('outbox-relay');
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.kicked = false;
+    this.loop = this.run();
+  }
+
+  /** Stops polling and resolves once the round in flight (publishing and marking) has finished. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+  }
+
+  /** Look at the outbox now rather than at the next poll: call it after committing outbox rows. */
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let more = false;
+      try {
+        await this.cleanupIfDue();
+        more = await this.round();
+      } catch (e) {
+        this.logger.warn('outbox relay round failed', { error: errorMessage(e) });
+      }
+      if (!this.running) break;
+      const pause = this.pausedUntil - Date.now();
+      if (pause > 0) {
+        await this.sleep(pause, false);
+      } else if (!more && !this.kicked) {
+        await this.sleep(this.pollIntervalMs, true);
+      }
+      this.kicked = false;
+    }
+  }
+
+  /** Sleeps `ms`, or until stop() (and kick() when `wakeOnKick`). */
+  private sleep(ms: number, wakeOnKick: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = () => {
+        if (wakeOnKick || !this.running) done();
+      };
+    });
+  }
+
+  /** One claim-publish-mark round; true when the batch was full and more rows may be waiting. */
+  private async round(): Promise<boolean> {
+    const claimedAt = Date.now();
+    const result: unknown = await this.dataSource.query(
+      `UPDATE outbox SET claimed_until = now() + make_interval(secs => $1)
+        WHERE id IN (SELECT id FROM outbox
+                      WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until <= now())
+                      ORDER BY id LIMIT $2
+                      FOR UPDATE SKIP LOCKED)
+        RETURNING ${COLUMNS}`,
+      [this.claimMs / 1000, this.batchSize],
+    );
+    const claimed = changedRows<OutboxRow>(result).sort(byId);
+    if (claimed.length === 0) return false;
+
+    const published: string[] = [];
+    let failed: { row: OutboxRow; error: unknown } | null = null;
+    for (const row of claimed) {
+      // stop well before the lease runs out, so no other relay can be publishing the same row
+      if (Date.now() - claimedAt > this.claimMs * 0.8) break;
+      try {
+        await this.publish(toOutgoingMessage(row));
+        published.push(row.id);
+      } catch (error) {
+        failed = { row, error };
+        break;
+      }
+    }
+
+    if (published.length > 0) {
+      await this.dataSource.query(
+        `UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::bigint[])`,
+        [published],
+      );
+    }
+    const done = new Set(published);
+    if (failed) {
+      done.add(failed.row.id);
+      await this.recordFailure(failed.row, failed.error);
+    }
+    const untouched = claimed.filter((r) => !done.has(r.id)).map((r) => r.id);
+    if (untouched.length > 0) {
+      await this.dataSource.query(
+        `UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`,
+        [untouched],
+      );
+    }
+    return failed === null && claimed.length === this.batchSize;
+  }
+
+  private async recordFailure(row: OutboxRow, error: unknown): Promise<void> {
+    const delayMs = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(row.attempts, 30));
+    const message = errorMessage(error).slice(0, 2000);
+    await this.dataSource.query(
+      `UPDATE outbox
+          SET attempts = attempts + 1, last_error = $2, claimed_until = now() + make_interval(secs => $3)
+        WHERE id = $1`,
+      [row.id, message, delayMs / 1000],
+    );
+    this.pausedUntil = Date.now() + delayMs;
+    this.logger.warn('outbox publish failed; will retry', {
+      outbox_id: row.id,
+      message_id: row.message_id,
+      exchange: row.exchange,
+      routing_key: row.routing_key,
+      attempts: row.attempts + 1,
+      retry_in_ms: delayMs,
+      error: message,
+    });
+  }
+
+  private async cleanupIfDue(): Promise<void> {
+    if (Date.now() < this.nextCleanupAt) return;
+    this.nextCleanupAt = Date.now() + this.cleanupIntervalMs;
+    const deleted = await purgePublishedOutbox(this.dataSource, this.retentionMs);
+    if (deleted > 0) this.logger.debug('published outbox rows deleted', { deleted });
+  }
+}
+
+function byId(a: OutboxRow, b: OutboxRow): number {
+  const x = BigInt(a.id);
+  const y = BigInt(b.id);
+  return x < y ? -1 : x > y ? 1 : 0;
+}

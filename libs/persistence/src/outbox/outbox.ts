@@ -1,0 +1,134 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { badRequest } from '@trellis/common';
+import type { OutgoingMessage } from '@trellis/messaging/bus.port';
+import { optionalText, requireText, requireUuid } from '../guards';
+import { changedCount } from '../sql';
+
+/** What `outboxStats` reports, for health checks and replay summaries. */
+export interface OutboxStats {
+  /** rows not published yet */
+  pending: number;
+  /** pending rows whose publishing failed at least once */
+  failing: number;
+  /** age of the oldest pending row, null when nothing is pending */
+  oldestPendingAgeMs: number | null;
+}
+
+/** A claimed outbox row as the relay reads it. */
+export interface OutboxRow {
+  /** bigint as a string */
+  id: string;
+  exchange: string;
+  routing_key: string;
+  message_id: string;
+  type: string | null;
+  correlation_id: string | null;
+  payload: unknown;
+  headers: Record<string, string | number | boolean> | null;
+  attempts: number;
+}
+
+/**
+ * Writes `message` to the outbox in the caller's transaction, so it is published if and only if that
+ * transaction commits. Returns false (and writes nothing) when a message with the same id is already
+ * in the outbox: a handler that runs again for the same input must not announce it twice.
+ */
+export async function addToOutbox(manager: EntityManager, message: OutgoingMessage): Promise<boolean> {
+  if (message === null || typeof message !== 'object') throw badRequest('message must be an object');
+  const exchange = requireText('message.exchange', message.exchange, 128);
+  const routingKey = requireText('message.routingKey', message.routingKey, 255, 0);
+  const messageId = requireUuid('message.messageId', message.messageId);
+  const correlationId = optionalText('message.correlationId', message.correlationId, 128);
+  const type = optionalText('message.type', message.type, 128);
+  const headers = checkHeaders(message.headers);
+  const payload = toJson(message.body);
+  const rows: unknown[] = await manager.query(
+    `INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now())
+     ON CONFLICT (message_id) DO NOTHING
+     RETURNING id`,
+    [exchange, routingKey, messageId, type, correlationId, payload, JSON.stringify(headers)],
+  );
+  return rows.length === 1;
+}
+
+/** The message a claimed row stands for, as the bus publishes it. */
+export function toOutgoingMessage(row: OutboxRow): OutgoingMessage {
+  const message: OutgoingMessage = {
+    exchange: row.exchange,
+    routingKey: row.routing_key,
+    body: row.payload,
+    messageId: row.message_id,
+    headers: row.headers ?? {},
+  };
+  if (row.correlation_id !== null) message.correlationId = row.correlation_id;
+  if (row.type !== null) message.type = row.type;
+  return message;
+}
+
+export async function outboxStats(db: DataSource | EntityManager): Promise<OutboxStats> {
+  const [row] = (await db.query(
+    `SELECT count(*)::int AS pending,
+            (count(*) FILTER (WHERE attempts > 0))::int AS failing,
+            (extract(epoch FROM now() - min(created_at)) * 1000)::float8 AS oldest
+       FROM outbox
+      WHERE published_at IS NULL`,
+  )) as { pending: number; failing: number; oldest: number | null }[];
+  return {
+    pending: row.pending,
+    failing: row.failing,
+    oldestPendingAgeMs: row.oldest === null ? null : Math.max(0, Math.round(row.oldest)),
+  };
+}
+
+/**
+ * Deletes rows published more than `retentionMs` ago, `batchSize` rows per statement so no statement
+ * holds many locks, and returns how many it deleted.
+ */
+export async function purgePublishedOutbox(
+  db: DataSource | EntityManager,
+  retentionMs: number,
+  batchSize = 1000,
+): Promise<number> {
+  if (!Number.isFinite(retentionMs) || retentionMs < 0) {
+    throw new Error(`retentionMs must be a number of at least 0, got ${retentionMs}`);
+  }
+  let total = 0;
+  for (;;) {
+    const deleted = changedCount(
+      await db.query(
+        `DELETE FROM outbox
+          WHERE id IN (SELECT id FROM outbox
+                        WHERE published_at < now() - make_interval(secs => $1)
+                        ORDER BY id LIMIT $2)`,
+        [retentionMs / 1000, batchSize],
+      ),
+    );
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}
+
+function checkHeaders(headers: unknown): Record<string, string | number | boolean> {
+  if (headers === undefined || headers === null) return {};
+  if (typeof headers !== 'object' || Array.isArray(headers)) {
+    throw badRequest('message.headers must be an object of strings, numbers and booleans');
+  }
+  for (const [key, value] of Object.entries(headers)) {
+    if (!['string', 'number', 'boolean'].includes(typeof value)) {
+      throw badRequest(`message.headers.${key} must be a string, number or boolean, got ${typeof value}`);
+    }
+  }
+  return headers as Record<string, string | number | boolean>;
+}
+
+function toJson(body: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(body);
+  } catch (e) {
+    throw badRequest(`message.body cannot be stored as JSON: ${(e as Error).message}`);
+  }
+  if (json === undefined) throw badRequest('message.body cannot be stored as JSON: it is undefined');
+  return json;
+}

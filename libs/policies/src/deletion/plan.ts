@@ -1,0 +1,47 @@
+import { RandomSource } from '../framework/random';
+import { NodeSnapshot } from '../framework/types';
+import { nodeZone, nodesByAge, nodesByProfileAge, nodesByRandom } from '../resize/victims';
+
+export const DELETION_CRITERIA = ['OLDEST_FIRST', 'OLDEST_PROFILE_FIRST', 'YOUNGEST_FIRST', 'RANDOM'] as const;
+export type DeletionCriteria = (typeof DELETION_CRITERIA)[number];
+
+/** Victims among `nodes` by one of the deletion policy's criteria (senlin-behaviour §8). */
+export function pickVictims(nodes: readonly NodeSnapshot[], count: number, criteria: DeletionCriteria, random: RandomSource): string[] {
+  switch (criteria) {
+    case 'RANDOM':
+      return nodesByRandom(nodes, count, random);
+    case 'OLDEST_PROFILE_FIRST':
+      return nodesByProfileAge(nodes, count);
+    case 'OLDEST_FIRST':
+      return nodesByAge(nodes, count, true);
+    default:
+      return nodesByAge(nodes, count, false);
+  }
+}
+
+/**
+ * Per zone of the plan (zones sorted by name, as Senlin), victims among that zone's nodes. A zone
+ * with fewer nodes than its quota gives what it has (Senlin crashed).
+ */
+export function pickVictimsByZone(
+  nodes: readonly NodeSnapshot[],
+  zones: Record<string, unknown>,
+  criteria: DeletionCriteria,
+  random: RandomSource,
+): string[] {
+  const byZone = new Map<string, NodeSnapshot[]>();
+  for (const node of nodes) {
+    const zone = nodeZone(node);
+    if (zone === undefined) continue;
+    const list = byZone.get(zone);
+    if (list) list.push(node);
+    else byZone.set(zone, [node]);
+  }
+  const victims: string[] = [];
+  for (const zone of Object.keys(zones).sort()) {
+    const count = Number(zones[zone]);
+    if (!(count > 0)) continue;
+    for (const id of pickVictims(byZone.get(zone) ?? [], count, criteria, random)) victims.push(id);
+  }
+  return victims;
+}

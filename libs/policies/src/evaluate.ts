@@ -1,0 +1,323 @@
+import { ChainBinding, TraceEntry, runChain } from './framework/chain';
+import { CloudChange, CloudFacts, InMemoryCloud } from './framework/cloud';
+import { AttachedPolicy, Policy } from './framework/policy';
+import { seededIdFactory, seededRandom } from './framework/random';
+import { PolicyRegistry, PolicyTypeNotFoundError } from './framework/registry';
+import { ActionData, BindingSnapshot, ClusterSnapshot, NodeSnapshot, PolicyAction } from './framework/types';
+import { EnginePlan, buildEnginePlan } from './plan/engine-plan';
+import { DEFAULT_MAX_NODES_PER_CLUSTER } from './resize/resize';
+import { isPlainObject } from './schema/py-format';
+import { SchemaError, pyInt } from './schema/schema';
+import { formatSpecVersion, specTypeName } from './schema/spec';
+
+export type EvaluationHook = 'pre_op' | 'post_op' | 'attach' | 'detach';
+
+export interface EvaluationPolicyInput {
+  id?: string | null;
+  name?: string | null;
+  spec: unknown;
+  enabled?: boolean;
+  binding_id?: string;
+  attached_at?: string | null;
+  binding_data?: Record<string, unknown> | null;
+  last_op?: string | null;
+  /** defaults to the type's PRIORITY (what Senlin copies into the binding) */
+  priority?: number;
+}
+
+export interface EvaluationNodeInput extends NodeSnapshot {}
+
+export interface EvaluationInput {
+  hook?: EvaluationHook;
+  policies?: EvaluationPolicyInput[];
+  /** attach only: policies already attached to the cluster */
+  attached?: Array<{ id?: string | null; name?: string | null; type?: string; spec?: unknown }>;
+  cluster?: {
+    id?: string;
+    name?: string;
+    min_size?: number;
+    max_size?: number;
+    desired_capacity?: number;
+    profile?: { type?: string; spec?: Record<string, unknown> };
+    nodes?: EvaluationNodeInput[];
+  };
+  cloud?: CloudFacts | null;
+  action?: { action?: string; target?: string | null; inputs?: Record<string, unknown>; data?: ActionData };
+  now?: string;
+  seed?: number;
+}
+
+export interface EvaluateOptions {
+  /** ids for objects a hook creates (server groups); default: deterministic ids derived from the seed */
+  newId?: (kind: string) => string;
+  registry?: PolicyRegistry;
+  /** overrides input.now */
+  now?: Date | string | number;
+  maxNodesPerCluster?: number;
+}
+
+export interface EvaluationOutput {
+  hook: EvaluationHook;
+  status: 'OK' | 'ERROR';
+  reason: string;
+  data: ActionData;
+  plan: EnginePlan | null;
+  trace: TraceEntry[];
+  /** pre_op / post_op */
+  binding_updates?: Array<{ binding_id: string; last_op: string }>;
+  /** attach / detach */
+  ok?: boolean;
+  binding_data?: Record<string, unknown>;
+  message?: string;
+  cloud_changes?: CloudChange[];
+}
+
+/** A snapshot that cannot be evaluated; `path` names the offending field. */
+export class EvaluationInputError extends Error {
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`${path}: ${detail}`);
+    this.name = 'EvaluationInputError';
+  }
+}
+
+let defaultRegistry: PolicyRegistry | undefined;
+
+const HOOKS: readonly EvaluationHook[] = ['pre_op', 'post_op', 'attach', 'detach'];
+
+/**
+ * The decision as a pure function of a snapshot (decision 17): the same input (with `now` and `seed`)
+ * gives the same output. `cloud` acts as Nova during the evaluation; attach/detach report what they
+ * changed in it as `cloud_changes` for the caller to apply.
+ */
+export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}): EvaluationOutput {
+  if (!isPlainObject(input)) throw new EvaluationInputError('input', 'must be an object');
+  const hook = input.hook ?? 'pre_op';
+  if (!HOOKS.includes(hook)) throw new EvaluationInputError('hook', `must be one of ${HOOKS.join(', ')}, not '${String(hook)}'`);
+  const registry = options.registry ?? (defaultRegistry ??= PolicyRegistry.withBuiltins());
+  const seed = readSeed(input.seed);
+  const random = seededRandom(seed);
+  const newId = options.newId ?? seededIdFactory(seed);
+  const cloud = new InMemoryCloud(input.cloud, newId);
+  const cluster = readCluster(input.cluster);
+  const action = readAction(input.action, cluster);
+  const now = readNow(options.now ?? input.now);
+  const maxNodesPerCluster = options.maxNodesPerCluster ?? DEFAULT_MAX_NODES_PER_CLUSTER;
+  const policies = input.policies ?? [];
+  if (!Array.isArray(policies)) throw new EvaluationInputError('policies', 'must be a list');
+
+  if (hook === 'attach' || hook === 'detach') {
+    if (policies.length !== 1) throw new EvaluationInputError('policies', `${hook} takes exactly one policy, got ${policies.length}`);
+    const policy = buildPolicy(registry, policies[0], 0);
+    const binding = readBinding(policies[0], 0, policy);
+    return hook === 'attach'
+      ? attach(registry, input, policy, binding, cluster, cloud, random, action)
+      : detach(policy, binding, cluster, cloud, action);
+  }
+
+  const bindings: ChainBinding[] = policies.map((p, i) => {
+    const policy = buildPolicy(registry, p, i);
+    return { policy, binding: readBinding(p, i, policy), priority: p.priority };
+  });
+  const when = hook === 'pre_op' ? 'BEFORE' : 'AFTER';
+  const chain = runChain(bindings, when, action, { cluster, cloud, random, now, maxNodesPerCluster });
+  const plan =
+    hook === 'pre_op'
+      ? buildEnginePlan({ action, cluster, status: chain.status, reason: chain.reason, random, maxNodesPerCluster })
+      : null;
+  return {
+    hook,
+    status: chain.status,
+    reason: chain.reason,
+    data: action.data,
+    plan,
+    trace: chain.trace,
+    binding_updates: chain.binding_updates,
+  };
+}
+
+function attach(
+  registry: PolicyRegistry,
+  input: EvaluationInput,
+  policy: Policy,
+  binding: BindingSnapshot,
+  cluster: ClusterSnapshot,
+  cloud: InMemoryCloud,
+  random: () => number,
+  action: PolicyAction,
+): EvaluationOutput {
+  const attached = readAttached(registry, input.attached);
+  let result: { ok: true; data: Record<string, unknown> | null } | { ok: false; message: string };
+  const other = policy.singleton ? attached.find((a) => a.type === policy.type) : undefined;
+  if (other) {
+    result = {
+      ok: false,
+      message:
+        `Only one instance of policy type (${policy.type}) can be attached to a cluster, but another instance ` +
+        `(${other.id}) is found attached to the cluster (${cluster.id}) already.`,
+    };
+  } else {
+    try {
+      result = policy.attach({ cluster, cloud, random, enabled: binding.enabled, attached });
+    } catch (e) {
+      result = { ok: false, message: e instanceof Error ? e.message : String(e) };
+    }
+  }
+  const reason = result.ok ? 'Policy attached.' : result.message;
+  const out: EvaluationOutput = {
+    hook: 'attach',
+    status: result.ok ? 'OK' : 'ERROR',
+    reason,
+    data: action.data,
+    plan: null,
+    trace: [singleTrace(policy, binding, result.ok, reason)],
+    ok: result.ok,
+    cloud_changes: result.ok ? cloud.changes : [],
+  };
+  if (result.ok) out.binding_data = result.data ?? {};
+  else out.message = result.message;
+  return out;
+}
+
+function detach(policy: Policy, binding: BindingSnapshot, cluster: ClusterSnapshot, cloud: InMemoryCloud, action: PolicyAction): EvaluationOutput {
+  let result: { ok: boolean; message: string };
+  try {
+    result = policy.detach({ cluster, cloud, binding });
+  } catch (e) {
+    result = { ok: false, message: e instanceof Error ? e.message : String(e) };
+  }
+  const reason = result.ok ? 'Policy detached.' : result.message;
+  return {
+    hook: 'detach',
+    status: result.ok ? 'OK' : 'ERROR',
+    reason,
+    data: action.data,
+    plan: null,
+    trace: [singleTrace(policy, binding, result.ok, result.message || reason)],
+    ok: result.ok,
+    message: result.message,
+    cloud_changes: result.ok ? cloud.changes : [],
+  };
+}
+
+function singleTrace(policy: Policy, binding: BindingSnapshot, ok: boolean, reason: string): TraceEntry {
+  return {
+    binding_id: binding.id,
+    policy_id: policy.id,
+    policy_name: policy.name,
+    policy_type: policy.type,
+    priority: policy.priority,
+    ran: true,
+    verdict: ok ? 'OK' : 'ERROR',
+    reason,
+    changed_keys: [],
+  };
+}
+
+function buildPolicy(registry: PolicyRegistry, p: EvaluationPolicyInput, i: number): Policy {
+  if (!isPlainObject(p)) throw new EvaluationInputError(`policies[${i}]`, 'must be an object');
+  try {
+    return registry.instantiate(p.spec, { id: p.id ?? null, name: p.name ?? null });
+  } catch (e) {
+    if (e instanceof SchemaError) throw new EvaluationInputError(`policies[${i}].spec${e.path ? `.${e.path}` : ''}`, e.detail);
+    if (e instanceof PolicyTypeNotFoundError) throw new EvaluationInputError(`policies[${i}].spec`, e.message);
+    throw e;
+  }
+}
+
+function readBinding(p: EvaluationPolicyInput, i: number, policy: Policy): BindingSnapshot {
+  const data = p.binding_data ?? null;
+  if (data !== null && !isPlainObject(data)) throw new EvaluationInputError(`policies[${i}].binding_data`, 'must be an object');
+  return {
+    id: p.binding_id ?? policy.id ?? `binding-${i}`,
+    enabled: p.enabled ?? true,
+    attached_at: p.attached_at ?? null,
+    data,
+    last_op: p.last_op ?? null,
+  };
+}
+
+function readAttached(registry: PolicyRegistry, raw: EvaluationInput['attached']): AttachedPolicy[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new EvaluationInputError('attached', 'must be a list');
+  return raw.map((a, i) => {
+    if (!isPlainObject(a)) throw new EvaluationInputError(`attached[${i}]`, 'must be an object');
+    let type = a.type;
+    if (type === undefined) {
+      try {
+        type = specTypeName(a.spec);
+      } catch (e) {
+        throw new EvaluationInputError(`attached[${i}]`, `needs a type or a spec (${(e as Error).message})`);
+      }
+    }
+    const identity = { id: a.id ?? null, name: a.name ?? null };
+    let policy: Policy | null = null;
+    if (a.spec !== undefined && registry.has(type)) {
+      try {
+        policy = registry.instantiate(a.spec, identity);
+      } catch (e) {
+        if (e instanceof SchemaError) throw new EvaluationInputError(`attached[${i}].spec${e.path ? `.${e.path}` : ''}`, e.detail);
+        throw e;
+      }
+    }
+    return { id: identity.id, name: identity.name, type, policy };
+  });
+}
+
+function readSeed(seed: unknown): number {
+  if (seed === undefined || seed === null) return 0;
+  if (typeof seed !== 'number' || !Number.isInteger(seed)) throw new EvaluationInputError('seed', 'must be an integer');
+  return seed;
+}
+
+function readNow(now: Date | string | number | undefined): number {
+  if (now === undefined) return Date.now();
+  const t = now instanceof Date ? now.getTime() : typeof now === 'number' ? now : Date.parse(now);
+  if (!Number.isFinite(t)) throw new EvaluationInputError('now', `'${String(now)}' is not an ISO time`);
+  return t;
+}
+
+function readSize(value: unknown, path: string, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  const n = pyInt(value);
+  if (n === undefined || (typeof value === 'number' && !Number.isInteger(value))) throw new EvaluationInputError(path, 'must be an integer');
+  return n;
+}
+
+function readCluster(raw: EvaluationInput['cluster']): ClusterSnapshot {
+  if (raw !== undefined && !isPlainObject(raw)) throw new EvaluationInputError('cluster', 'must be an object');
+  const c = raw ?? {};
+  const nodes = c.nodes ?? [];
+  if (!Array.isArray(nodes)) throw new EvaluationInputError('cluster.nodes', 'must be a list');
+  const profile = c.profile ?? {};
+  if (!isPlainObject(profile)) throw new EvaluationInputError('cluster.profile', 'must be an object');
+  const spec = profile.spec ?? {};
+  if (!isPlainObject(spec)) throw new EvaluationInputError('cluster.profile.spec', 'must be an object');
+  let type = profile.type;
+  if (type === undefined) type = spec.type !== undefined ? `${String(spec.type)}-${formatSpecVersion(spec.version ?? '1.0')}` : '';
+  return {
+    id: c.id ?? '',
+    name: c.name ?? '',
+    min_size: readSize(c.min_size, 'cluster.min_size', 0),
+    max_size: readSize(c.max_size, 'cluster.max_size', -1),
+    desired_capacity: readSize(c.desired_capacity, 'cluster.desired_capacity', nodes.length),
+    profile: { type, spec },
+    nodes,
+  };
+}
+
+function readAction(raw: EvaluationInput['action'], cluster: ClusterSnapshot): PolicyAction {
+  if (raw !== undefined && !isPlainObject(raw)) throw new EvaluationInputError('action', 'must be an object');
+  const a = raw ?? {};
+  if (a.action !== undefined && typeof a.action !== 'string') throw new EvaluationInputError('action.action', 'must be a string');
+  if (a.inputs !== undefined && a.inputs !== null && !isPlainObject(a.inputs)) throw new EvaluationInputError('action.inputs', 'must be an object');
+  if (a.data !== undefined && a.data !== null && !isPlainObject(a.data)) throw new EvaluationInputError('action.data', 'must be an object');
+  return {
+    action: a.action ?? '',
+    target: a.target ?? (a.action?.startsWith('NODE_') ? null : cluster.id || null),
+    inputs: { ...(a.inputs ?? {}) },
+    data: { ...(a.data ?? {}) },
+  };
+}

@@ -1,0 +1,176 @@
+import { CloudView } from './cloud';
+import { HookContext, Policy } from './policy';
+import { RandomSource } from './random';
+import { ActionData, BindingSnapshot, ClusterSnapshot, PolicyAction, When } from './types';
+
+export type Verdict = 'OK' | 'ERROR' | 'SKIPPED';
+
+export interface TraceEntry {
+  binding_id: string;
+  policy_id: string | null;
+  policy_name: string | null;
+  policy_type: string;
+  priority: number;
+  ran: boolean;
+  skipped_reason?: string;
+  verdict: Verdict;
+  reason: string;
+  changed_keys: string[];
+}
+
+export interface ChainBinding {
+  policy: Policy;
+  binding: BindingSnapshot;
+  /** defaults to the policy type's PRIORITY */
+  priority?: number;
+}
+
+export interface ChainContext {
+  cluster: ClusterSnapshot;
+  cloud: CloudView;
+  random: RandomSource;
+  now: number;
+  maxNodesPerCluster: number;
+}
+
+export interface ChainResult {
+  status: 'OK' | 'ERROR';
+  reason: string;
+  trace: TraceEntry[];
+  binding_updates: Array<{ binding_id: string; last_op: string }>;
+}
+
+const SKIP_DISABLED = 'binding disabled';
+const SKIP_EARLIER_FAILURE = 'an earlier policy failed';
+
+/** Decision 16: priority, then the time the binding was attached, then binding id. */
+export function orderBindings<T extends ChainBinding>(bindings: readonly T[]): T[] {
+  return [...bindings].sort((a, b) => {
+    const pa = a.priority ?? a.policy.priority;
+    const pb = b.priority ?? b.policy.priority;
+    if (pa !== pb) return pa - pb;
+    const ta = a.binding.attached_at ?? '';
+    const tb = b.binding.attached_at ?? '';
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    return a.binding.id < b.binding.id ? -1 : a.binding.id > b.binding.id ? 1 : 0;
+  });
+}
+
+/**
+ * Senlin's `Action.policy_check` (senlin-behaviour §2): resets `data.status`/`data.reason`, runs each
+ * enabled binding that needs the check, stops at the first `data.status == "ERROR"` and prefixes its
+ * reason with `Failed policy '<name>': `. A hook that throws fails the chain with its message instead
+ * of crashing the caller. Mutates `action.inputs.last_op` and `action.data` as Senlin did.
+ */
+export function runChain(bindings: readonly ChainBinding[], when: When, action: PolicyAction, ctx: ChainContext): ChainResult {
+  const data = action.data;
+  const trace: TraceEntry[] = [];
+  const updates: Array<{ binding_id: string; last_op: string }> = [];
+  data.status = 'NONE';
+  data.reason = '';
+  let failed = false;
+
+  for (const entry of orderBindings(bindings)) {
+    const { policy, binding } = entry;
+    const base = {
+      binding_id: binding.id,
+      policy_id: policy.id,
+      policy_name: policy.name,
+      policy_type: policy.type,
+      priority: entry.priority ?? policy.priority,
+    };
+    if (!binding.enabled || failed) {
+      const skipped = !binding.enabled ? SKIP_DISABLED : SKIP_EARLIER_FAILURE;
+      trace.push({ ...base, ran: false, skipped_reason: skipped, verdict: 'SKIPPED', reason: skipped, changed_keys: [] });
+      continue;
+    }
+    action.inputs.last_op = binding.last_op;
+    if (!policy.needCheck(when, action)) {
+      const skipped = `not checked ${when} ${action.action}`;
+      trace.push({ ...base, ran: false, skipped_reason: skipped, verdict: 'SKIPPED', reason: skipped, changed_keys: [] });
+      continue;
+    }
+
+    const before = snapshotTopLevel(data);
+    const hookCtx: HookContext = {
+      action,
+      cluster: ctx.cluster,
+      cloud: ctx.cloud,
+      binding,
+      random: ctx.random,
+      now: ctx.now,
+      maxNodesPerCluster: ctx.maxNodesPerCluster,
+      setLastOp: (last_op) => updates.push({ binding_id: binding.id, last_op }),
+    };
+    let note: string | void;
+    try {
+      note = when === 'BEFORE' ? policy.preOp(hookCtx) : policy.postOp(hookCtx);
+    } catch (e) {
+      data.status = 'ERROR';
+      data.reason = e instanceof Error ? e.message : String(e);
+    }
+    const changed = changedKeys(before, data);
+
+    if (data.status === 'ERROR') {
+      const reason = String(data.reason ?? '');
+      data.reason = `Failed policy '${policy.name ?? ''}': ${reason}`;
+      trace.push({ ...base, ran: true, verdict: 'ERROR', reason, changed_keys: changed });
+      failed = true;
+      continue;
+    }
+    const reason = note ? note : changed.includes('reason') ? String(data.reason) : 'no change';
+    trace.push({ ...base, ran: true, verdict: 'OK', reason, changed_keys: changed });
+  }
+
+  if (failed) return { status: 'ERROR', reason: String(data.reason), trace, binding_updates: updates };
+  data.status = 'OK';
+  data.reason = 'Completed policy checking.';
+  return { status: 'OK', reason: data.reason, trace, binding_updates: updates };
+}
+
+interface TopLevelSnapshot {
+  keys: string[];
+  values: unknown[];
+  /** shallow copies of plain-object values, to catch a plugin that mutated one in place */
+  shallow: Array<Record<string, unknown> | undefined>;
+}
+
+function snapshotTopLevel(data: ActionData): TopLevelSnapshot {
+  const keys = Object.keys(data);
+  const values = new Array<unknown>(keys.length);
+  const shallow = new Array<Record<string, unknown> | undefined>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const v = data[keys[i]];
+    values[i] = v;
+    shallow[i] = v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : undefined;
+  }
+  return { keys, values, shallow };
+}
+
+/** Top-level keys of action.data whose value changed: by reference, or one level deep for objects. */
+export function changedKeys(before: TopLevelSnapshot, data: ActionData): string[] {
+  const changed: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < before.keys.length; i++) {
+    const key = before.keys[i];
+    seen.add(key);
+    if (!(key in data)) {
+      changed.push(key);
+      continue;
+    }
+    const now = data[key];
+    if (now !== before.values[i] || (before.shallow[i] && !sameShallow(before.shallow[i] as Record<string, unknown>, now))) {
+      changed.push(key);
+    }
+  }
+  for (const key of Object.keys(data)) if (!seen.has(key)) changed.push(key);
+  return changed;
+}
+
+function sameShallow(copy: Record<string, unknown>, now: unknown): boolean {
+  const current = now as Record<string, unknown>;
+  const keys = Object.keys(current);
+  if (keys.length !== Object.keys(copy).length) return false;
+  for (const k of keys) if (current[k] !== copy[k]) return false;
+  return true;
+}

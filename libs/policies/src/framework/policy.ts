@@ -1,0 +1,211 @@
+import { SchemaMap } from '../schema/schema';
+import { PolicySpec } from '../schema/spec';
+import { CloudView } from './cloud';
+import { RandomSource } from './random';
+import { BindingSnapshot, ClusterSnapshot, HookName, PolicyAction, VersionsMap, When } from './types';
+
+/** What `@PolicyType` declares about a class (Senlin's class attributes, senlin-behaviour §1.3). */
+export interface PolicyTypeOptions {
+  /** e.g. `senlin.policy.zone_placement` */
+  name: string;
+  /** every version this class serves, with its support status */
+  versions: VersionsMap;
+  /** the version written into binding data; defaults to the last key of `versions` */
+  version?: string;
+  /** profile type strings (`os.nova.server-1.0`), or `['ANY']` */
+  profileTypes: string[];
+  /** `[when, action]` pairs; an empty list means every action */
+  targets: Array<[When, string]>;
+  /** lower runs first */
+  priority: number;
+  /** false only for scaling: several instances of the type may be attached */
+  singleton?: boolean;
+  /** the hooks the class implements itself; the registry refuses a declared hook it does not find */
+  hooks: HookName[];
+  properties: SchemaMap;
+  /** the key of binding data, Senlin's class name (`AffinityPolicy`); defaults to the class name */
+  bindingKey?: string;
+}
+
+export interface PolicyTypeMeta extends Required<PolicyTypeOptions> {}
+
+export interface ValidateContext {
+  /** null: schema and static checks only (POST /policies/validate); set: also ask Nova (policy create) */
+  cloud: CloudView | null;
+}
+
+/** Another policy already attached to the cluster, as attach sees it. */
+export interface AttachedPolicy {
+  id: string | null;
+  name: string | null;
+  /** `<type>-<version>` */
+  type: string;
+  /** the resolved policy when its type is registered */
+  policy: Policy | null;
+}
+
+export interface AttachContext {
+  cluster: ClusterSnapshot;
+  cloud: CloudView;
+  random: RandomSource;
+  enabled: boolean;
+  attached: readonly AttachedPolicy[];
+}
+
+export type AttachResult = { ok: true; data: Record<string, unknown> | null } | { ok: false; message: string };
+
+export interface DetachContext {
+  cluster: ClusterSnapshot;
+  cloud: CloudView;
+  binding: BindingSnapshot | null;
+}
+
+export interface DetachResult {
+  ok: boolean;
+  message: string;
+}
+
+export interface HookContext {
+  action: PolicyAction;
+  cluster: ClusterSnapshot;
+  cloud: CloudView;
+  binding: BindingSnapshot;
+  random: RandomSource;
+  /** epoch milliseconds */
+  now: number;
+  maxNodesPerCluster: number;
+  /** records a new binding `last_op` (the scaling policy's post_op) */
+  setLastOp(timestamp: string): void;
+}
+
+/** Thrown by validate for a spec that is well-formed but unacceptable: HTTP 400 InvalidSpec. */
+export class InvalidSpecError extends Error {
+  constructor(
+    message: string,
+    readonly path?: string,
+  ) {
+    super(message);
+    this.name = 'InvalidSpecError';
+  }
+}
+
+export interface PolicyInit<P> {
+  id: string | null;
+  name: string | null;
+  spec: PolicySpec;
+  properties: P;
+}
+
+export const POLICY_TYPE_META = Symbol('trellis.policyType');
+
+export type PolicyClass<P = Record<string, unknown>> = (new (init: PolicyInit<P>) => Policy<P>) & {
+  [POLICY_TYPE_META]?: PolicyTypeMeta;
+  name: string;
+};
+
+/**
+ * Base of every policy type. Hooks a type does not declare keep these defaults; hooks mutate
+ * `action.data` (copy-on-write at the top level) and signal failure with `data.status = 'ERROR'`
+ * and `data.reason`, as Senlin's do. A hook may return a short note for the decision trace.
+ */
+export abstract class Policy<P = Record<string, unknown>> {
+  readonly id: string | null;
+  readonly name: string | null;
+  readonly spec: PolicySpec;
+  readonly properties: P;
+
+  constructor(init: PolicyInit<P>) {
+    this.id = init.id;
+    this.name = init.name;
+    this.spec = init.spec;
+    this.properties = init.properties;
+  }
+
+  get meta(): PolicyTypeMeta {
+    const meta = (this.constructor as PolicyClass)[POLICY_TYPE_META];
+    if (!meta) throw new Error(`${this.constructor.name} is not decorated with @PolicyType`);
+    return meta;
+  }
+
+  /** `<type>-<version>` as stored in `policies.type` */
+  get type(): string {
+    return `${this.spec.type}-${this.spec.version}`;
+  }
+
+  get priority(): number {
+    return this.meta.priority;
+  }
+
+  get singleton(): boolean {
+    return this.meta.singleton;
+  }
+
+  validate(_ctx: ValidateContext): void {}
+
+  /** Senlin's base attach: only the profile type check. */
+  attach(ctx: AttachContext): AttachResult {
+    return this.checkProfileType(ctx.cluster);
+  }
+
+  detach(_ctx: DetachContext): DetachResult {
+    return { ok: true, message: '' };
+  }
+
+  preOp(_ctx: HookContext): string | void {}
+
+  postOp(_ctx: HookContext): string | void {}
+
+  needCheck(when: When, action: PolicyAction): boolean {
+    const targets = this.meta.targets;
+    if (targets.length === 0) return true;
+    for (const [w, a] of targets) if (w === when && a === action.action) return true;
+    return false;
+  }
+
+  protected checkProfileType(cluster: ClusterSnapshot): AttachResult {
+    const allowed = this.meta.profileTypes;
+    if (allowed.includes('ANY')) return { ok: true, data: null };
+    const type = cluster.profile.type;
+    if (!allowed.includes(type)) return { ok: false, message: `Policy not applicable on profile type: ${type}` };
+    return { ok: true, data: null };
+  }
+
+  /** `{"<ClassName>": {"version", "data"}}` (senlin-behaviour §1.4) */
+  protected buildBindingData(data: Record<string, unknown>): Record<string, unknown> {
+    return { [this.meta.bindingKey]: { version: this.meta.version, data } };
+  }
+
+  /** null when the class key is absent or written by another version */
+  protected readBindingData(bindingData: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
+    const entry = bindingData?.[this.meta.bindingKey] as { version?: unknown; data?: unknown } | undefined;
+    if (!entry || typeof entry !== 'object' || entry.version !== this.meta.version) return null;
+    const data = entry.data;
+    return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
+  }
+}
+
+/** Hook names as declared → the method that implements them. */
+export const HOOK_METHODS: Record<HookName, keyof Policy> = {
+  validate: 'validate',
+  attach: 'attach',
+  detach: 'detach',
+  pre_op: 'preOp',
+  post_op: 'postOp',
+  need_check: 'needCheck',
+};
+
+/** Registers a class's declarations; the registry reads them when the class is registered. */
+export function PolicyType(options: PolicyTypeOptions) {
+  return <C extends abstract new (...args: never[]) => Policy<never>>(target: C): C => {
+    const versions = Object.keys(options.versions);
+    if (versions.length === 0) throw new Error(`@PolicyType on ${target.name}: 'versions' is empty`);
+    const meta: PolicyTypeMeta = {
+      ...options,
+      version: options.version ?? versions[versions.length - 1],
+      singleton: options.singleton ?? true,
+      bindingKey: options.bindingKey ?? target.name,
+    };
+    Object.defineProperty(target, POLICY_TYPE_META, { value: meta, enumerable: false });
+    return target;
+  };
+}

@@ -1,0 +1,169 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { PolicySpec, normaliseEnvelope, resolveProperties, specTypeName } from '../schema/spec';
+import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta } from './policy';
+
+export interface RegisteredPolicyType {
+  /** `<type>-<version>` */
+  typeName: string;
+  name: string;
+  version: string;
+  cls: PolicyClass;
+  meta: PolicyTypeMeta;
+}
+
+/** Unknown `<type>-<version>`: HTTP 404 with Senlin's text. */
+export class PolicyTypeNotFoundError extends Error {
+  constructor(readonly typeName: string) {
+    super(`The policy_type '${typeName}' could not be found.`);
+    this.name = 'PolicyTypeNotFoundError';
+  }
+}
+
+export interface PolicyIdentity {
+  id?: string | null;
+  name?: string | null;
+}
+
+/**
+ * Policy types keyed `<type>-<version>`. Registration refuses duplicates and declared hooks that the
+ * class does not implement, so a bad plugin stops the process at start-up, naming itself.
+ */
+export class PolicyRegistry {
+  private readonly types = new Map<string, RegisteredPolicyType>();
+  private readonly cache = new WeakMap<object, Policy>();
+
+  static withBuiltins(): PolicyRegistry {
+    // Required lazily: the built-in types import the framework, not the other way round.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BUILTIN_POLICY_TYPES } = require('../builtins') as { BUILTIN_POLICY_TYPES: PolicyClass[] };
+    const registry = new PolicyRegistry();
+    for (const cls of BUILTIN_POLICY_TYPES) registry.register(cls);
+    return registry;
+  }
+
+  register(cls: PolicyClass): this {
+    const culprit = typeof cls === 'function' && cls.name ? cls.name : String(cls);
+    const meta = typeof cls === 'function' ? cls[POLICY_TYPE_META] : undefined;
+    if (!meta) throw new Error(`Cannot register policy type ${culprit}: it is not decorated with @PolicyType`);
+    if (!(cls.prototype instanceof Policy)) throw new Error(`Cannot register policy type ${culprit}: it does not extend Policy`);
+    for (const hook of meta.hooks) {
+      const method = HOOK_METHODS[hook];
+      if (!method) throw new Error(`Cannot register policy type ${culprit}: unknown hook '${hook}'`);
+      if (!implementsOwn(cls, method)) {
+        throw new Error(`Cannot register policy type ${culprit}: it declares the hook '${hook}' but does not implement ${method}()`);
+      }
+    }
+    const entries: RegisteredPolicyType[] = [];
+    for (const version of Object.keys(meta.versions)) {
+      const typeName = `${meta.name}-${version}`;
+      const existing = this.types.get(typeName);
+      if (existing) {
+        throw new Error(`Cannot register policy type ${culprit}: ${typeName} is already registered by ${existing.cls.name}`);
+      }
+      entries.push({ typeName, name: meta.name, version, cls, meta });
+    }
+    for (const entry of entries) this.types.set(entry.typeName, entry);
+    return this;
+  }
+
+  has(typeName: string): boolean {
+    return this.types.has(typeName);
+  }
+
+  get(typeName: string): RegisteredPolicyType {
+    const entry = this.types.get(typeName);
+    if (!entry) throw new PolicyTypeNotFoundError(typeName);
+    return entry;
+  }
+
+  list(): RegisteredPolicyType[] {
+    return [...this.types.values()].sort((a, b) => (a.typeName < b.typeName ? -1 : a.typeName > b.typeName ? 1 : 0));
+  }
+
+  /**
+   * Builds a policy from its spec: envelope checks, type lookup (404), property resolution
+   * (SchemaError naming the path). No policy-specific validation; see validatePolicySpec.
+   */
+  create(spec: unknown, identity: PolicyIdentity = {}): Policy {
+    const typeName = specTypeName(spec);
+    const entry = this.get(typeName);
+    const envelope: PolicySpec = normaliseEnvelope(spec as Record<string, unknown>);
+    const properties = resolveProperties(entry.meta.properties, envelope.properties);
+    return new entry.cls({ id: identity.id ?? null, name: identity.name ?? null, spec: envelope, properties });
+  }
+
+  /**
+   * As create, memoised per spec object and identity: the engine evaluates the same stored specs over
+   * and over, and resolution is the costliest part of a small decision. Specs must not be mutated.
+   */
+  instantiate(spec: unknown, identity: PolicyIdentity = {}): Policy {
+    if (typeof spec !== 'object' || spec === null) return this.create(spec, identity);
+    const cached = this.cache.get(spec);
+    if (cached && cached.id === (identity.id ?? null) && cached.name === (identity.name ?? null)) return cached;
+    const policy = this.create(spec, identity);
+    this.cache.set(spec, policy);
+    return policy;
+  }
+}
+
+function implementsOwn(cls: PolicyClass, method: string): boolean {
+  let proto = cls.prototype as object | null;
+  while (proto && proto !== Policy.prototype) {
+    if (Object.prototype.hasOwnProperty.call(proto, method)) {
+      return typeof (proto as Record<string, unknown>)[method] === 'function';
+    }
+    proto = Object.getPrototypeOf(proto);
+  }
+  return false;
+}
+
+/**
+ * Loads plugin policy types. Each specifier is a module path or a folder (every `.js` file in it,
+ * in name order). A module exports policy classes, or a `policies` array of them.
+ */
+export function loadPolicyPlugins(registry: PolicyRegistry, specifiers: readonly string[]): string[] {
+  const loaded: string[] = [];
+  for (const specifier of specifiers) {
+    for (const file of pluginFiles(specifier)) {
+      let mod: Record<string, unknown>;
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        mod = require(file) as Record<string, unknown>;
+      } catch (e) {
+        throw new Error(`Cannot load policy plugin ${file}: ${(e as Error).message}`);
+      }
+      const classes = Array.isArray(mod.policies)
+        ? (mod.policies as unknown[])
+        : Object.values(mod).filter((v) => typeof v === 'function' && (v as PolicyClass)[POLICY_TYPE_META]);
+      if (classes.length === 0) throw new Error(`Policy plugin ${file} exports no policy type (a @PolicyType class or a 'policies' array)`);
+      for (const cls of classes) {
+        try {
+          registry.register(cls as PolicyClass);
+        } catch (e) {
+          throw new Error(`Policy plugin ${file}: ${(e as Error).message}`);
+        }
+        const meta = (cls as PolicyClass)[POLICY_TYPE_META] as PolicyTypeMeta;
+        for (const version of Object.keys(meta.versions)) loaded.push(`${meta.name}-${version}`);
+      }
+    }
+  }
+  return loaded;
+}
+
+function pluginFiles(specifier: string): string[] {
+  const resolved = path.resolve(specifier);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(resolved);
+  } catch {
+    // not a path on disk: let require resolve it as a module name
+    return [require.resolve(specifier, { paths: [process.cwd()] })];
+  }
+  if (!stat.isDirectory()) return [resolved];
+  return fs
+    .readdirSync(resolved)
+    .filter((f) => f.endsWith('.js'))
+    .sort()
+    .map((f) => path.join(resolved, f));
+}

@@ -1,0 +1,256 @@
+import { RandomSource } from '../framework/random';
+import { ActionData, ClusterSnapshot, NodeSnapshot, PolicyAction } from '../framework/types';
+import { checkSizeParams, parseResizeParams, readResizeParams } from '../resize/resize';
+import { nodeZone, nodesByAge, nodesByRandom } from '../resize/victims';
+import { pyStr } from '../schema/py-format';
+import { pyInt } from '../schema/schema';
+import { positiveInt } from '../scaling/plan';
+
+export interface PlannedPlacement {
+  zone?: string;
+  servergroup?: string;
+}
+
+export interface PlannedCreate {
+  /** position among this action's new nodes */
+  index: number;
+  placement: PlannedPlacement;
+}
+
+export interface PlannedDelete {
+  node_id: string;
+  zone: string | null;
+}
+
+/** What the engine applies for an action, derived from the chain's action.data (decisions 1, 2, 4). */
+export interface EnginePlan {
+  action: string;
+  create: PlannedCreate[];
+  delete: PlannedDelete[];
+  destroy_after_deletion: boolean;
+  grace_period: number;
+  reduce_desired_capacity: boolean;
+  /** the cluster's new desired_capacity, null when unchanged */
+  desired_capacity: number | null;
+  min_size?: number;
+  max_size?: number;
+  /** the reason the engine fails the action with; nothing is created or deleted then */
+  error: string | null;
+}
+
+export interface PlanInput {
+  action: PolicyAction;
+  cluster: ClusterSnapshot;
+  /** the chain's verdict */
+  status: 'OK' | 'ERROR';
+  reason: string;
+  random: RandomSource;
+  maxNodesPerCluster: number;
+}
+
+const NODE_ACTIONS = new Set(['NODE_CREATE', 'NODE_DELETE', 'NODE_UPDATE']);
+
+/**
+ * Senlin's action handlers' arithmetic (senlin-behaviour §2.2: counts, the strict size checks and their
+ * messages) plus Trellis's application of the placement decisions. May write `data.placement` (the
+ * merged per-node entries) and, for a resize no policy decided, `data.creation`/`data.deletion`.
+ */
+export function buildEnginePlan(input: PlanInput): EnginePlan {
+  const { action, cluster, status, reason } = input;
+  const data = action.data;
+  const plan: EnginePlan = {
+    action: action.action,
+    create: [],
+    delete: [],
+    destroy_after_deletion: true,
+    grace_period: 0,
+    reduce_desired_capacity: true,
+    desired_capacity: null,
+    error: null,
+  };
+  if (status !== 'OK') {
+    plan.error = `${NODE_ACTIONS.has(action.action) ? 'Policy check: ' : 'Policy check failure: '}${reason}`;
+    return plan;
+  }
+  const current = cluster.nodes.length;
+  const strictCheck = (desired: number) => checkSizeParams(cluster, desired, null, null, true, input.maxNodesPerCluster);
+
+  switch (action.action) {
+    case 'CLUSTER_SCALE_OUT': {
+      const creation = asRecord(data.creation);
+      let count: number | undefined;
+      if (creation) count = nonNegativeInt(creation.count ?? 1);
+      else count = positiveInt(action.inputs.count ?? 1);
+      if (count === undefined) {
+        const raw = creation ? creation.count : (action.inputs.count ?? 1);
+        return fail(plan, `Invalid count (${pyStr(raw)}) for scaling out.`);
+      }
+      const error = strictCheck(current + count);
+      if (error) return fail(plan, error);
+      plan.desired_capacity = current + count;
+      plan.create = placeNewNodes(data, count);
+      return plan;
+    }
+    case 'CLUSTER_SCALE_IN': {
+      const deletion = asRecord(data.deletion);
+      let count: number | undefined;
+      let candidates: string[] = [];
+      if (deletion && Object.keys(deletion).length > 0) {
+        candidates = stringList(deletion.candidates);
+        count = candidates.length || nonNegativeInt(deletion.count ?? 1);
+        if (count === undefined) return fail(plan, `Invalid count (${pyStr(deletion.count)}) for scaling in.`);
+      } else {
+        count = positiveInt(action.inputs.count ?? 1);
+        if (count === undefined) return fail(plan, `Invalid count (${pyStr(action.inputs.count ?? 1)}) for scaling in.`);
+      }
+      count = Math.min(count, current);
+      const error = strictCheck(current - count);
+      if (error) return fail(plan, error);
+      plan.desired_capacity = current - count;
+      applyDeletionFlags(plan, deletion);
+      plan.delete = toDeletes(cluster, candidates.length > 0 ? candidates : chooseVictims(cluster, deletion, count, input.random));
+      return plan;
+    }
+    case 'CLUSTER_RESIZE': {
+      if (!('deletion' in data) && !('creation' in data)) {
+        const result = parseResizeParams(action.inputs, data, cluster, current, input.maxNodesPerCluster);
+        if (!result.ok) return fail(plan, result.reason);
+      }
+      const sizes = readResizeParams(action.inputs);
+      if (sizes.min_size !== null) plan.min_size = sizes.min_size;
+      if (sizes.max_size !== null) plan.max_size = sizes.max_size;
+      const deletion = asRecord(data.deletion);
+      if (deletion) {
+        const count = Math.min(nonNegativeInt(deletion.count) ?? 0, current);
+        const candidates = stringList(deletion.candidates);
+        plan.desired_capacity = current - count;
+        applyDeletionFlags(plan, deletion);
+        plan.delete = toDeletes(cluster, candidates.length > 0 ? candidates : chooseVictims(cluster, deletion, count, input.random));
+        return plan;
+      }
+      const count = nonNegativeInt(asRecord(data.creation)?.count) ?? 0;
+      plan.desired_capacity = current + count;
+      plan.create = placeNewNodes(data, count);
+      return plan;
+    }
+    case 'CLUSTER_DEL_NODES': {
+      const deletion = asRecord(data.deletion);
+      const candidates = stringList(deletion?.candidates).length > 0 ? stringList(deletion?.candidates) : stringList(action.inputs.candidates);
+      applyDeletionFlags(plan, deletion);
+      if (action.inputs.destroy_after_deletion !== undefined && !deletion) plan.destroy_after_deletion = action.inputs.destroy_after_deletion !== false;
+      plan.delete = toDeletes(cluster, candidates);
+      if (plan.reduce_desired_capacity) plan.desired_capacity = Math.max(0, cluster.desired_capacity - candidates.length);
+      return plan;
+    }
+    case 'NODE_CREATE': {
+      const error = strictCheck(cluster.desired_capacity + 1);
+      if (error) return fail(plan, error);
+      plan.desired_capacity = cluster.desired_capacity + 1;
+      plan.create = placeNewNodes(data, 1);
+      return plan;
+    }
+    case 'NODE_DELETE': {
+      const deletion = asRecord(data.deletion);
+      applyDeletionFlags(plan, deletion);
+      const target = action.target;
+      if (target) plan.delete = toDeletes(cluster, [target]);
+      if (plan.reduce_desired_capacity) plan.desired_capacity = Math.max(0, cluster.desired_capacity - 1);
+      return plan;
+    }
+    default:
+      return plan;
+  }
+}
+
+function fail(plan: EnginePlan, error: string): EnginePlan {
+  plan.error = error;
+  plan.create = [];
+  plan.delete = [];
+  plan.desired_capacity = null;
+  return plan;
+}
+
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function nonNegativeInt(v: unknown): number | undefined {
+  const n = pyInt(v);
+  return n !== undefined && n >= 0 ? n : undefined;
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(String) : [];
+}
+
+function applyDeletionFlags(plan: EnginePlan, deletion: Record<string, unknown> | undefined): void {
+  if (!deletion) return;
+  if (typeof deletion.destroy_after_deletion === 'boolean') plan.destroy_after_deletion = deletion.destroy_after_deletion;
+  const grace = pyInt(deletion.grace_period);
+  if (grace !== undefined) plan.grace_period = grace;
+  if (typeof deletion.reduce_desired_capacity === 'boolean') plan.reduce_desired_capacity = deletion.reduce_desired_capacity;
+}
+
+/**
+ * Decision 2 without a deletion policy: per zone of `deletion.zones` (sorted by name), error and
+ * never-created nodes first, then the youngest. No zone plan: Senlin's random pick (seeded).
+ */
+function chooseVictims(cluster: ClusterSnapshot, deletion: Record<string, unknown> | undefined, count: number, random: RandomSource): string[] {
+  const zones = asRecord(deletion?.zones);
+  if (!zones || Object.keys(zones).length === 0) return nodesByRandom(cluster.nodes, count, random);
+  const byZone = new Map<string, NodeSnapshot[]>();
+  for (const node of cluster.nodes) {
+    const zone = nodeZone(node);
+    if (zone === undefined) continue;
+    const list = byZone.get(zone);
+    if (list) list.push(node);
+    else byZone.set(zone, [node]);
+  }
+  const victims: string[] = [];
+  for (const zone of Object.keys(zones).sort()) {
+    const n = nonNegativeInt(zones[zone]) ?? 0;
+    if (n > 0) for (const id of nodesByAge(byZone.get(zone) ?? [], n, false)) victims.push(id);
+  }
+  return victims;
+}
+
+function toDeletes(cluster: ClusterSnapshot, ids: readonly string[]): PlannedDelete[] {
+  const wanted = new Set(ids);
+  const zones = new Map<string, string | null>();
+  for (const node of cluster.nodes) if (wanted.has(node.id)) zones.set(node.id, nodeZone(node) ?? null);
+  return ids.map((id) => ({ node_id: id, zone: zones.get(id) ?? null }));
+}
+
+/**
+ * One entry per new node: the zone from zone placement's `creation.zones` (counts laid out in the
+ * plan's order) unless the affinity entry already names one, and the affinity servergroup. The merged
+ * entries also replace `data.placement.placements` (decision 1).
+ */
+function placeNewNodes(data: ActionData, count: number): PlannedCreate[] {
+  const creation = asRecord(data.creation);
+  const zones = asRecord(creation?.zones);
+  const zoneList: string[] = [];
+  if (zones) {
+    for (const [zone, n] of Object.entries(zones)) {
+      const k = nonNegativeInt(n) ?? 0;
+      for (let i = 0; i < k && zoneList.length < count; i++) zoneList.push(zone);
+    }
+  }
+  const placement = asRecord(data.placement);
+  const affinity = Array.isArray(placement?.placements) ? (placement?.placements as unknown[]) : [];
+  const creates: PlannedCreate[] = new Array(count);
+  const entries: PlannedPlacement[] = new Array(count);
+  let any = false;
+  for (let i = 0; i < count; i++) {
+    const entry: PlannedPlacement = {};
+    const a = asRecord(affinity[i]);
+    if (a && typeof a.servergroup === 'string') entry.servergroup = a.servergroup;
+    const zone = a && typeof a.zone === 'string' ? a.zone : zoneList[i];
+    if (zone !== undefined) entry.zone = zone;
+    if (entry.servergroup !== undefined || entry.zone !== undefined) any = true;
+    entries[i] = entry;
+    creates[i] = { index: i, placement: { ...entry } };
+  }
+  if (any || placement) data.placement = { ...placement, count, placements: entries };
+  return creates;
+}

@@ -1,0 +1,73 @@
+import { NodeSnapshot } from '../framework/types';
+import { nodeZone } from '../resize/victims';
+
+export interface WeightedZone {
+  name: string;
+  weight: number;
+}
+
+/**
+ * Senlin's `_create_plan` (senlin-behaviour §5.4), exact: quotas are `T * w / S` in doubles, zones are
+ * visited by weight (descending to expand, ascending to shrink) with a stable sort so equal weights
+ * keep spec order, and the result lists zones in spec order. Null when no feasible plan exists.
+ *
+ * `zones` are the usable zones in spec order; `current` counts nodes per usable zone.
+ */
+export function createZonePlan(
+  current: ReadonlyMap<string, number>,
+  zones: readonly WeightedZone[],
+  count: number,
+  expand: boolean,
+): Record<string, number> | null {
+  let sum = 0;
+  let total = 0;
+  for (const z of zones) {
+    sum += z.weight;
+    total += current.get(z.name) ?? 0;
+  }
+  // All-zero weights divided by zero in Senlin; decision 11 keeps them out of stored specs.
+  if (sum <= 0) return null;
+  total = expand ? total + count : total - count;
+
+  const order = zones.length === 1 ? zones : [...zones].sort(expand ? (a, b) => b.weight - a.weight : (a, b) => a.weight - b.weight);
+  const plan = new Map<string, number>();
+  let remain = count;
+  for (const z of order) {
+    const q = (total * z.weight) / sum;
+    const c = current.get(z.name) ?? 0;
+    const headroom = expand ? Math.ceil(q) - c : c - Math.floor(q);
+    if (headroom <= 0) continue;
+    if (headroom < remain) {
+      plan.set(z.name, headroom);
+      remain -= headroom;
+    } else {
+      plan.set(z.name, remain);
+      remain = 0;
+      break;
+    }
+  }
+  if (remain > 0) return null;
+
+  const result: Record<string, number> = {};
+  for (const z of zones) {
+    const n = plan.get(z.name);
+    if (n !== undefined && n > 0) result[z.name] = n;
+  }
+  return result;
+}
+
+/**
+ * Nodes per usable zone (§5.3 step 5). A node counts in the zone it recorded, else in the zone Nova
+ * reports for its server; a recorded zone that is not usable is ignored (decision 12).
+ */
+export function zoneDistribution(nodes: readonly NodeSnapshot[], usable: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const z of usable) counts.set(z, 0);
+  for (let i = 0; i < nodes.length; i++) {
+    const zone = nodeZone(nodes[i]);
+    if (zone === undefined) continue;
+    const c = counts.get(zone);
+    if (c !== undefined) counts.set(zone, c + 1);
+  }
+  return counts;
+}

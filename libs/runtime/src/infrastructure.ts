@@ -1,0 +1,77 @@
+import { errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
+import { createMessageBus, type MessageBus } from '@trellis/messaging';
+import { OutboxRelay, openDatabase, type Database } from '@trellis/persistence';
+
+/**
+ * What every service stands on: the database (PostgreSQL, or PGlite in the embedded default), the
+ * message bus (RabbitMQ, or in memory) and the outbox relay that publishes what the service
+ * committed. The embedded default opens this once and shares it between the services.
+ */
+export interface Infrastructure {
+  database: Database;
+  bus: MessageBus;
+  relay: OutboxRelay;
+  /** publish soon: call after a commit that wrote outbox rows */
+  kick: () => void;
+  close(): Promise<void>;
+}
+
+export async function openInfrastructure(config: TrellisConfig, logger: Logger): Promise<Infrastructure> {
+  const database = await openDatabase(config.database, logger.child({ component: 'database' }));
+  let bus: MessageBus;
+  try {
+    bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit }, logger.child({ component: 'bus' }));
+    await bus.start();
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
+  const relay = new OutboxRelay(database.dataSource, (m) => bus.publish(m), {
+    batchSize: 100,
+    pollIntervalMs: 1000,
+    logger: logger.child({ component: 'outbox-relay' }),
+  });
+  relay.start();
+  logger.info('infrastructure ready', {
+    database: database.kind,
+    bus: config.amqp.url ? 'rabbitmq' : 'in-memory',
+  });
+  return {
+    database,
+    bus,
+    relay,
+    kick: () => relay.kick(),
+    close: async () => {
+      await relay.stop();
+      await bus.close().catch((e) => logger.warn('closing the bus failed', { error: errorMessage(e) }));
+      await database.close();
+    },
+  };
+}
+
+/** Runs `stop` once on SIGTERM/SIGINT and exits; a second signal exits at once. */
+export function onShutdownSignal(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info('shutting down', { signal });
+    stop()
+      .then(() => process.exit(0))
+      .catch((e) => {
+        logger.error('shutdown failed', { error: errorMessage(e) });
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => handler('SIGTERM'));
+  process.once('SIGINT', () => handler('SIGINT'));
+}
+
+/** Print a configuration or start-up error naming its cause, and exit non-zero. */
+export function exitOnStartupError(logger: Logger, service: string) {
+  return (e: unknown) => {
+    logger.error(`${service} could not start`, { error: errorMessage(e) });
+    process.stderr.write(`${service}: ${errorMessage(e)}\n`);
+    process.exit(1);
+  };
+}
