@@ -323,7 +323,7 @@ export class InMemoryMessageBus implements MessageBus {
     for (let i = 0; i < n; i++) {
       const index = (queue.nextConsumer + i) % n;
       const consumer = queue.consumers[index];
-      if (consumer.active && consumer.unacked.size <= consumer.prefetch) {
+      if (consumer.active && consumer.unacked.size < consumer.prefetch) {
         queue.nextConsumer = (index + 1) % n;
         return consumer;
       }
@@ -354,7 +354,7 @@ export class InMemoryMessageBus implements MessageBus {
   }
 
   private returnToQueue(queue: MemoryQueue, stored: StoredMessage): void {
-    stored.deliveryCount += 0;
+    if (queue.type === 'quorum') stored.deliveryCount++;
     stored.redelivered = true;
     queue.ready.unshift(stored);
     this.scheduleDispatch(queue);

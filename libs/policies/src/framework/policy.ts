@@ -196,7 +196,7 @@ export const HOOK_METHODS: Record<HookName, keyof Policy> = {
 
 /** Registers a class's declarations; the registry reads them when the class is registered. */
 export function PolicyType(options: PolicyTypeOptions) {
-  return <C extends abstract new (...args: never[]) => Policy<never>>(target: C): C => {
+  return (target: abstract new (...args: never[]) => Policy<never>): void => {
     const versions = Object.keys(options.versions);
     if (versions.length === 0) throw new Error(`@PolicyType on ${target.name}: 'versions' is empty`);
     const meta: PolicyTypeMeta = {
@@ -206,6 +206,5 @@ export function PolicyType(options: PolicyTypeOptions) {
       bindingKey: options.bindingKey ?? target.name,
     };
     Object.defineProperty(target, POLICY_TYPE_META, { value: meta, enumerable: false });
-    return target;
   };
 }

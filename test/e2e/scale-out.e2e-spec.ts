@@ -1,0 +1,79 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@trellis/common';
+import { startEmbedded, type Embedded } from '../../cli/embedded';
+import { ApiClient, keystoneToken } from '../support/api-client';
+import { createProfileAndCluster, nodesOf, scaleOut } from '../support/scale-out.scenario';
+
+/** The embedded default exactly as `npm start` runs it, on free ports and an in-memory PGlite. */
+function embeddedConfig(extra: Record<string, string> = {}) {
+  return loadConfig({
+    TRELLIS_PORT: '0',
+    SIMULATOR_PORT: '0',
+    TRELLIS_DATA_DIR: 'memory://',
+    SIMULATOR_BUILD_DELAY_MS: '50',
+    TRELLIS_POLL_INTERVAL_MS: '50',
+    LOG_LEVEL: 'error',
+    ...extra,
+  });
+}
+
+describe('scale-out through the whole pipeline (embedded default)', () => {
+  let trellis: Embedded;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    trellis = await startEmbedded(embeddedConfig());
+    const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
+    api = new ApiClient(trellis.url, token);
+  });
+  afterAll(() => trellis?.close());
+
+  it('answers 202 with a Location, ends SUCCEEDED with 2 ACTIVE servers recorded on their nodes', async () => {
+    const { clusterId } = await createProfileAndCluster(api, 'web');
+    const action = await scaleOut(api, 'web', 2);
+    expect(action).toMatchObject({ status: 'SUCCEEDED', status_reason: 'Cluster scaling succeeded.', action: 'CLUSTER_SCALE_OUT' });
+    expect(action.outputs.nodes_added).toHaveLength(2);
+
+    const nodes = await nodesOf(api, clusterId);
+    expect(nodes).toHaveLength(2);
+    for (const n of nodes) {
+      expect(n.status).toBe('ACTIVE');
+      expect(n.physical_id).toEqual(expect.any(String));
+      expect(n.data.placement.zone).toMatch(/^az[12]$/);
+      expect(n.data.placement.host).toEqual(expect.any(String));
+    }
+    const servers = trellis.simulator!.state.listServers().filter((s) => s.status === 'ACTIVE');
+    expect(servers.map((s) => s.id).sort()).toEqual(nodes.map((n) => n.physical_id).sort());
+
+    const cluster = await api.get(`/v1/clusters/${clusterId}`);
+    expect(cluster.body.cluster).toMatchObject({ status: 'ACTIVE', desired_capacity: 2 });
+    expect(cluster.body.cluster.nodes.sort()).toEqual(nodes.map((n) => n.id).sort());
+  });
+});
+
+describe('a build Nova cannot place (embedded default)', () => {
+  let trellis: Embedded;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trellis-topology-'));
+    const topology = join(dir, 'topology.json');
+    writeFileSync(topology, JSON.stringify({ zones: [{ name: 'az1', hosts: [{ name: 'only-host', capacity: { instances: 1 } }] }] }));
+    trellis = await startEmbedded(embeddedConfig({ SIMULATOR_TOPOLOGY_FILE: topology }));
+    const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
+    api = new ApiClient(trellis.url, token);
+  });
+  afterAll(() => trellis?.close());
+
+  it('ends FAILED with Nova\'s NoValidHost fault as the reason', async () => {
+    const { clusterId } = await createProfileAndCluster(api, 'db');
+    const action = await scaleOut(api, 'db', 2);
+    expect(action.status).toBe('FAILED');
+    expect(action.status_reason).toContain('No valid host was found. There are not enough hosts available.');
+    const nodes = await nodesOf(api, clusterId);
+    expect(nodes.map((n) => n.status).sort()).toEqual(['ACTIVE', 'ERROR']);
+    expect(nodes.find((n) => n.status === 'ERROR')!.status_reason).toContain('No valid host was found');
+  });
+});

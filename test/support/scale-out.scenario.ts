@@ -1,0 +1,37 @@
+import { ApiClient } from './api-client';
+
+/**
+ * The flow of issue 2, written once and run on the embedded default (npm test) and on RabbitMQ +
+ * PostgreSQL (npm run test:integration): profile → cluster → scale_out 2 → SUCCEEDED with two
+ * ACTIVE servers recorded on their nodes.
+ */
+export async function createProfileAndCluster(api: ApiClient, name: string, desired = 0) {
+  const profile = await api.post('/v1/profiles', {
+    profile: {
+      name: `${name}-profile`,
+      spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros', networks: [] } },
+    },
+  });
+  if (profile.status !== 201) throw new Error(`profile create: ${profile.status} ${JSON.stringify(profile.body)}`);
+  const cluster = await api.post('/v1/clusters', {
+    cluster: { name, profile_id: `${name}-profile`, desired_capacity: desired, min_size: 0, max_size: -1 },
+  });
+  if (cluster.status !== 202) throw new Error(`cluster create: ${cluster.status} ${JSON.stringify(cluster.body)}`);
+  const created = await api.waitForAction(ApiClient.actionIdOf(cluster));
+  if (created.status !== 'SUCCEEDED') throw new Error(`cluster create action: ${JSON.stringify(created)}`);
+  return { profileId: profile.body.profile.id as string, clusterId: cluster.body.cluster.id as string };
+}
+
+export async function scaleOut(api: ApiClient, cluster: string, count: number, timeoutMs = 60_000) {
+  const res = await api.post(`/v1/clusters/${cluster}/actions`, { scale_out: { count } });
+  if (res.status !== 202) throw new Error(`scale_out: ${res.status} ${JSON.stringify(res.body)}`);
+  const actionId = ApiClient.actionIdOf(res);
+  expect(res.body).toEqual({ action: actionId });
+  return api.waitForAction(actionId, timeoutMs);
+}
+
+export async function nodesOf(api: ApiClient, clusterId: string): Promise<Array<Record<string, any>>> {
+  const res = await api.get(`/v1/nodes?cluster_id=${clusterId}`);
+  if (res.status !== 200) throw new Error(`nodes: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.nodes;
+}
