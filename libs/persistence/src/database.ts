@@ -226,20 +226,28 @@ async function startPglite(
   return { db, dataSource, stopServer, close };
 }
 
+/** Data directories this process has open: our own pid in a lock file is no proof of that. */
+const openDataDirs = new Set<string>();
+
 /**
  * PGlite keeps no lock of its own: two processes on one data directory would corrupt it. A lock file
- * with our pid stops a second one with a clear message; a lock left by a process that is gone is
- * taken over.
+ * with our pid stops a second one with a clear message; a lock left by a process that is gone (or by
+ * an earlier process that had our pid, as pid 1 in a restarted container) is taken over.
  */
 function lockDataDir(dir: string): () => void {
+  if (openDataDirs.has(dir)) {
+    throw new ConfigError('TRELLIS_DATA_DIR', `is already open in this process (${dir}); share one Database`);
+  }
   const path = join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(path, String(process.pid), { flag: 'wx' });
+      openDataDirs.add(dir);
       let released = false;
       return () => {
         if (released) return;
         released = true;
+        openDataDirs.delete(dir);
         try {
           unlinkSync(path);
         } catch {

@@ -93,7 +93,8 @@ const HOOKS: readonly EvaluationHook[] = ['pre_op', 'post_op', 'attach', 'detach
  * changed in it as `cloud_changes` for the caller to apply.
  */
 export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}): EvaluationOutput {
-  if (!isPlainObject(input)) throw new EvaluationInputError('input', 'must be an object');
+  const raw: unknown = input;
+  if (!isPlainObject(raw)) throw new EvaluationInputError('input', 'must be an object');
   const hook = input.hook ?? 'pre_op';
   if (!HOOKS.includes(hook)) throw new EvaluationInputError('hook', `must be one of ${HOOKS.join(', ')}, not '${String(hook)}'`);
   const registry = options.registry ?? (defaultRegistry ??= PolicyRegistry.withBuiltins());

@@ -1,12 +1,19 @@
 /**
  * The policy framework (libs/policies) as the gateway uses it, imported in this one file.
  */
-export { PolicyRegistry } from '@trellis/policies/framework/registry';
 export {
   ADJUSTMENT_TYPES,
   CHANGE_IN_PERCENTAGE,
+  CloudFactMissingError,
+  PolicyRegistry,
+  PolicySpecError,
   checkResizeRequest,
   checkScaleRequest,
   checkSizeParams,
+  describePolicyType,
+  listPolicyTypes,
+  specTypeName,
+  validatePolicySpec,
+  type CloudFacts,
   type ClusterSizes,
-} from '@trellis/policies/resize/resize';
+} from '@trellis/policies';

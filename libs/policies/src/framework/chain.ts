@@ -102,7 +102,7 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
       maxNodesPerCluster: ctx.maxNodesPerCluster,
       setLastOp: (last_op) => updates.push({ binding_id: binding.id, last_op }),
     };
-    let note: string | void;
+    let note: string | void = undefined;
     try {
       note = when === 'BEFORE' ? policy.preOp(hookCtx) : policy.postOp(hookCtx);
     } catch (e) {
@@ -118,14 +118,15 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
       failed = true;
       continue;
     }
-    const reason = note ? note : changed.includes('reason') ? String(data.reason) : 'no change';
+    const reason: string = note ? note : changed.includes('reason') ? String(data.reason) : 'no change';
     trace.push({ ...base, ran: true, verdict: 'OK', reason, changed_keys: changed });
   }
 
   if (failed) return { status: 'ERROR', reason: String(data.reason), trace, binding_updates: updates };
+  const reason = 'Completed policy checking.';
   data.status = 'OK';
-  data.reason = 'Completed policy checking.';
-  return { status: 'OK', reason: data.reason, trace, binding_updates: updates };
+  data.reason = reason;
+  return { status: 'OK', reason, trace, binding_updates: updates };
 }
 
 interface TopLevelSnapshot {

@@ -196,7 +196,7 @@ export const HOOK_METHODS: Record<HookName, keyof Policy> = {
 
 /** Registers a class's declarations; the registry reads them when the class is registered. */
 export function PolicyType(options: PolicyTypeOptions) {
-  return (target: abstract new (...args: never[]) => Policy<never>): void => {
+  return (target: abstract new (...args: never[]) => object): void => {
     const versions = Object.keys(options.versions);
     if (versions.length === 0) throw new Error(`@PolicyType on ${target.name}: 'versions' is empty`);
     const meta: PolicyTypeMeta = {

@@ -1,0 +1,58 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { badRequest } from '@trellis/common';
+import { ClusterEntity, EventEntity } from '@trellis/persistence/entities';
+import { Ctx, type ApiRequest } from '../core/request.decorators';
+import { UnitOfWork } from '../infra/unit-of-work';
+import { parseListQuery, runList } from '../shared/list-query';
+import { lookup, mustFind } from '../shared/lookup';
+import { eventView } from '../shared/views';
+
+const LIST = {
+  filters: ['oname', 'otype', 'oid', 'cluster_id', 'action', 'level'],
+  sortKeys: ['timestamp', 'level', 'otype', 'oname', 'action', 'status', 'oid', 'cluster_id'],
+} as const;
+
+/** Python logging levels, as the level filter accepts them by name. */
+const LEVELS: Record<string, number> = { CRITICAL: 50, ERROR: 40, WARN: 30, WARNING: 30, INFO: 20, DEBUG: 10 };
+
+@ApiTags('events')
+@Controller('v1/events')
+export class EventsController {
+  constructor(private readonly uow: UnitOfWork) {}
+
+  @Get()
+  async list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
+    const q = parseListQuery(query, LIST, req.caller);
+    const manager = this.uow.manager;
+    const qb = manager.getRepository(EventEntity).createQueryBuilder('e');
+    if (q.filters.level) {
+      const levels = q.filters.level.map((l) => {
+        const n = LEVELS[l.toUpperCase()] ?? (/^\d+$/.test(l) ? Number(l) : undefined);
+        if (n === undefined) throw badRequest(`Invalid value '${l}' specified for 'level'`);
+        return n;
+      });
+      qb.andWhere('e.level IN (:...levels)', { levels });
+    }
+    if (q.filters.cluster_id) {
+      const ids: string[] = [];
+      for (const identity of q.filters.cluster_id) {
+        const cluster = await lookup(manager, ClusterEntity, identity, { project: q.globalProject ? null : req.caller.projectId });
+        ids.push(cluster?.id ?? identity);
+      }
+      qb.andWhere('CAST(e.cluster_id AS text) IN (:...clusterIds)', { clusterIds: ids });
+    }
+    if (q.filters.oid) qb.andWhere('CAST(e.oid AS text) IN (:...oids)', { oids: q.filters.oid });
+    if (q.filters.oname) qb.andWhere('e.oname IN (:...onames)', { onames: q.filters.oname });
+    if (q.filters.otype) qb.andWhere('e.otype IN (:...otypes)', { otypes: q.filters.otype });
+    if (q.filters.action) qb.andWhere('e.action IN (:...actions)', { actions: q.filters.action });
+    const rows = await runList(qb, q, req.caller, [{ key: 'timestamp', dir: 'ASC' }]);
+    return { events: rows.map(eventView) };
+  }
+
+  @Get(':event_id')
+  async show(@Ctx() req: ApiRequest, @Param('event_id') id: string) {
+    const event = await mustFind(this.uow.manager, EventEntity, 'event', id, { project: req.caller.projectId, byName: false });
+    return { event: eventView(event) };
+  }
+}
