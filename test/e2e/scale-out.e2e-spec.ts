@@ -44,7 +44,8 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
       expect(n.data.placement.zone).toMatch(/^az[12]$/);
       expect(n.data.placement.host).toEqual(expect.any(String));
     }
-    const servers = trellis.simulator!.state.listServers().filter((s) => s.status === 'ACTIVE');
+    const { servers: all } = trellis.simulator!.state.snapshot() as { servers: Array<{ id: string; status: string }> };
+    const servers = all.filter((s) => s.status === 'ACTIVE');
     expect(servers.map((s) => s.id).sort()).toEqual(nodes.map((n) => n.physical_id).sort());
 
     const cluster = await api.get(`/v1/clusters/${clusterId}`);

@@ -9,7 +9,7 @@ export async function createProfileAndCluster(api: ApiClient, name: string, desi
   const profile = await api.post('/v1/profiles', {
     profile: {
       name: `${name}-profile`,
-      spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros', networks: [] } },
+      spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [] } },
     },
   });
   if (profile.status !== 201) throw new Error(`profile create: ${profile.status} ${JSON.stringify(profile.body)}`);

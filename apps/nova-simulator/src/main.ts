@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     topology,
     demoPassword: s.demoPassword,
     adminPassword: s.adminPassword,
+    publicUrl: s.publicUrl ?? undefined,
     logger,
   });
   logger.info('nova simulator listening', { url: sim.url, auth_url: sim.authUrl, compute_url: sim.computeUrl });

@@ -38,6 +38,8 @@ export interface SimulatorOptions {
   tokenLifetimeSeconds?: number;
   /** where unexpected errors are logged; default: nowhere */
   logger?: Logger;
+  /** the base URL the catalog advertises, when clients reach the simulator by another name (compose) */
+  publicUrl?: string;
 }
 
 export interface RunningSimulator {
@@ -231,7 +233,7 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
   });
   const port = (server.address() as AddressInfo).port;
   const reachable = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
-  const url = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+  const url = options.publicUrl?.replace(/\/+$/, '') ?? `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
   const authUrl = `${url}/identity/v3`;
   const computeUrl = `${url}/compute/v2.1`;
   imageUrl = `${url}/image`;

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunningSimulator } from './simulator';
 
 /** A tiny HTTP client for the simulator's own specs. */
@@ -5,8 +7,6 @@ import type { RunningSimulator } from './simulator';
 export interface Reply {
   status: number;
   headers: Headers;
-  // Specs inspect arbitrary JSON shapes.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 
@@ -88,4 +88,18 @@ export async function createGroup(sim: RunningSimulator, token: string, policy: 
   });
   if (r.status !== 200) throw new Error(`group create failed: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.server_group.id;
+}
+
+/** A capture from the reference cloud (copied from docs/nova-samples). */
+export function sample(name: string): any {
+  return JSON.parse(readFileSync(join(__dirname, 'samples', name), 'utf8'));
+}
+
+/** Every key path of a JSON value (`a.b`, `a.list[]`), to compare shapes without values. */
+export function shapeOf(value: unknown, prefix = ''): string[] {
+  if (Array.isArray(value)) return [...new Set([`${prefix}[]`, ...value.flatMap((v) => shapeOf(v, `${prefix}[]`))])];
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => [`${prefix}${prefix ? '.' : ''}${k}`, ...shapeOf(v, `${prefix}${prefix ? '.' : ''}${k}`)]);
+  }
+  return [];
 }

@@ -58,7 +58,10 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
 @Module({})
 export class EngineModule {
   static forRoot(deps: EngineDeps): DynamicModule {
-    const evaluator: Evaluator = (input, options) => evaluate(input, { registry: deps.registry, newId: options.newId });
+    const evaluator: Evaluator = {
+      evaluate: (input, options) => evaluate(input, { registry: deps.registry, newId: options.newId }),
+      priorityOf: (typeName) => deps.registry.get(typeName).meta.priority,
+    };
     const log = deps.logger;
     return {
       module: EngineModule,

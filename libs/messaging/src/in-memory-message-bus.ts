@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createLogger, type Logger } from '@trellis/common';
 import { Exchanges, Headers, deadLetterQueueOf, type QueueSpec } from '@trellis/contracts';
 import {
   DeadLetterDrainError,
@@ -7,7 +8,6 @@ import {
   UnroutableMessageError,
   errorMessage,
 } from './bus-errors';
-import { type BusLogger, defaultBusLogger } from './bus-logger';
 import { ExchangeTypes, type ExchangeType, deadLetterQueueFor, resolveQueues, topicMatches } from './bus-topology';
 import type {
   ConsumeOptions,
@@ -30,6 +30,7 @@ import {
   deadLetterOrigin,
   decodeBody,
   describeMessage,
+  messageFields,
   encodeBody,
   outgoingHeaders,
   rpcReplyFor,
@@ -40,7 +41,7 @@ import {
 export interface InMemoryMessageBusOptions {
   /** deliveries of one message before a `retry` dead-letters it (TRELLIS_DELIVERY_LIMIT) */
   deliveryLimit: number;
-  logger?: BusLogger;
+  logger?: Logger;
   /** queues to declare besides the shared topology (e.g. a subscriber on `trellis.events`) */
   extraQueues?: QueueSpec[];
   /** how long `cancel()` and `close()` wait for running handlers (default 30 s) */
@@ -99,7 +100,7 @@ interface PendingRequest {
  */
 export class InMemoryMessageBus implements MessageBus {
   private readonly deliveryLimit: number;
-  private readonly logger: BusLogger;
+  private readonly logger: Logger;
   private readonly shutdownGraceMs: number;
   private readonly queueSpecs: QueueSpec[];
   private readonly exchanges = new Map<string, { type: ExchangeType; bindings: { queue: MemoryQueue; key: string }[] }>();
@@ -112,7 +113,7 @@ export class InMemoryMessageBus implements MessageBus {
       throw new MessageBusError(`deliveryLimit must be a positive integer (got ${options?.deliveryLimit})`);
     }
     this.deliveryLimit = options.deliveryLimit;
-    this.logger = options.logger ?? defaultBusLogger('InMemoryMessageBus');
+    this.logger = options.logger ?? createLogger('message-bus');
     this.shutdownGraceMs = options.shutdownGraceMs ?? 30_000;
     this.queueSpecs = resolveQueues(options.extraQueues);
   }
@@ -173,7 +174,7 @@ export class InMemoryMessageBus implements MessageBus {
     return this.addConsumer(target, options.prefetch, async (message, stored) => {
       if (!stored.replyTo) return { kind: 'dead-letter', reason: 'RPC request without a reply-to address' };
       const reply = await rpcReplyFor(handler, message, (error) =>
-        this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`),
+        this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`, messageFields(message)),
       );
       this.sendReply(stored.replyTo, reply);
       return { kind: 'ack' };
@@ -345,6 +346,7 @@ export class InMemoryMessageBus implements MessageBus {
     if (settlement.kind === 'requeue') {
       this.logger.warn(
         `retrying ${describeMessage(message)} (delivery ${message.deliveryCount + 1} of ${this.deliveryLimit}): ${settlement.reason}`,
+        { ...messageFields(message), reason: settlement.reason },
       );
       this.returnToQueue(queue, stored);
     } else if (settlement.kind === 'dead-letter') {
@@ -361,7 +363,8 @@ export class InMemoryMessageBus implements MessageBus {
   }
 
   private deadLetter(queue: MemoryQueue, stored: StoredMessage, reason: string): void {
-    this.logger.warn(`dead-lettering ${describeMessage({ ...stored, queue: queue.name })}: ${reason}`);
+    const described = { ...stored, queue: queue.name };
+    this.logger.warn(`dead-lettering ${describeMessage(described)}: ${reason}`, { ...messageFields(described), reason });
     const targets = this.route(Exchanges.deadLetter, queue.name);
     if (targets.length === 0) {
       this.logger.error(`no dead-letter queue for '${queue.name}'; the message goes back to the queue`);
@@ -402,7 +405,7 @@ export class InMemoryMessageBus implements MessageBus {
     setImmediate(() => {
       const pending = this.pendingRequests.get(replyTo);
       if (!pending) {
-        this.logger.debug?.(`RPC reply to ${replyTo} dropped: the caller is gone (timed out or closed)`);
+        this.logger.debug(`RPC reply to ${replyTo} dropped: the caller is gone (timed out or closed)`);
         return;
       }
       const { body, parseError } = decodeBody(content);

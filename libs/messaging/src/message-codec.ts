@@ -182,6 +182,14 @@ export const deliveryCountOf = (headers: Record<string, unknown>): number => {
   return Number.isFinite(n) && n > 0 ? n : 0;
 };
 
+/** Structured log fields, so a message can be followed by id or correlation id across services. */
+export const messageFields = (m: { messageId?: string; correlationId?: string; type?: string; queue: string }) => ({
+  queue: m.queue,
+  message_id: m.messageId,
+  correlation_id: m.correlationId,
+  type: m.type,
+});
+
 export function describeMessage(m: { messageId?: string; type?: string; queue: string }): string {
   return `message ${m.messageId ?? '(no id)'}${m.type ? ` (${m.type})` : ''} on '${m.queue}'`;
 }

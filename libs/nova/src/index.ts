@@ -1,10 +1,17 @@
 export * from './nova.port';
-export * from './nova.errors';
-export * from './credentials';
-export * from './http-transport';
-export * from './keystone-session';
-export * from './microversion';
-export * from './idempotency';
-export * from './nova-http.client';
-export * from './token-validator';
-export { ShapeError, SERVER_GROUP_POLICIES } from './normalise';
+export { NovaError, NovaForbiddenError, NovaResponseError, NovaMicroversionError, isNovaError, type NovaErrorDetails, type OpenStackService } from './nova.errors';
+export {
+  resolveCredentials,
+  normaliseAuthUrl,
+  type Credentials,
+  type PasswordCredentials,
+  type ApplicationCredentials,
+  type CredentialSources,
+  type EndpointInterface,
+} from './credentials';
+export { DEFAULT_RETRY, backoffDelay, parseRetryAfter, type RetryOptions, type NovaLogger } from './http-transport';
+export { KeystoneSession, selectEndpoint, type CatalogService, type Token } from './keystone-session';
+export { MAX_MICROVERSION, compareMicroversions } from './microversion';
+export { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, TRELLIS_CLUSTER_KEY, trellisMetadata, findServerFor, findServersFor, type ServerTag } from './idempotency';
+export { createNovaClient, issueToken, NovaHttpClient, type NovaClientOptions } from './nova-http.client';
+export { createTokenValidator, KeystoneTokenValidator, type TokenValidatorOptions } from './token-validator';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@trellis/common';
-import { createSession } from './nova-http.client';
+import { createSession, issueToken } from './nova-http.client';
 import { parseCatalog, parseKeystoneTime, selectEndpoint } from './keystone-session';
 import { FakeOpenStack, adminSettings, openStackSettings, recordingSleep, sample } from './testing/fake-openstack';
 
@@ -30,6 +30,11 @@ describe('KeystoneSession', () => {
     expect(posts).toHaveLength(1);
     expect(posts[0].body.auth.identity.password.user).toEqual({ name: 'admin', domain: { name: 'Default' }, password: 'admin' });
     expect(posts[0].body.auth.scope).toEqual({ project: { name: 'admin', domain: { name: 'Default' } } });
+  });
+
+  it('issues a token for scripts', async () => {
+    fake.withKeystone({ now });
+    expect(await issueToken(adminSettings(fake), { cwd: '/nonexistent', homeDir: '/nonexistent' })).toBe('token-1');
   });
 
   it('authenticates with an application credential', async () => {

@@ -72,6 +72,11 @@ export function createNovaClient(settings: OpenStackSettings, options: NovaClien
   return new NovaHttpClient(session, resolved);
 }
 
+/** A fresh Keystone token for these settings (for scripts: `trellis token`). */
+export async function issueToken(settings: OpenStackSettings, options: NovaClientOptions = {}): Promise<string> {
+  return (await createSession(settings, options).session.token()).value;
+}
+
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 interface ComputeApi {

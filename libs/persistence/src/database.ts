@@ -1,12 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { ConfigError, createLogger, errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
 import { ALL_ENTITIES } from './entities';
 import { runMigrationsLocked } from './migrate';
+import { PgliteWorker } from './pglite-worker';
 import { ALL_MIGRATIONS } from './migrations';
 
 export type DatabaseSettings = TrellisConfig['database'];
@@ -23,9 +22,9 @@ export interface Database {
 export interface OpenDatabaseOptions {
   /**
    * An archive from `createPgliteTemplate()` to start an in-memory PGlite from, instead of running
-   * initdb and the migrations again (about a second less per test database).
+   * initdb and the migrations again (about two seconds less per test database).
    */
-  pgliteTemplate?: Blob;
+  pgliteTemplate?: Uint8Array;
 }
 
 /** `dataDir` value that keeps PGlite's data in memory (tests). */
@@ -33,8 +32,9 @@ export const IN_MEMORY = ':memory:';
 
 /**
  * PGlite runs one statement at a time in one session; pglite-socket 0.2.17 lets several sockets
- * share it through a global queue of protocol messages. The queue keeps a socket's messages together
- * only while that socket has an explicit transaction open: outside one, the Parse/Bind/Execute/Sync
+ * share it through a global queue of protocol messages (`maxConnections`, default 1). The queue
+ * keeps a socket's messages together only while that socket has an explicit transaction open (other
+ * sockets' messages then wait in the queue until it ends). Outside one, the Parse/Bind/Execute/Sync
  * messages of an extended-protocol query are taken one by one, and when a large query reaches the
  * server in more than one TCP read, another socket's query can run between them and replace the
  * unnamed prepared statement ("bind message supplies 1 parameters, but prepared statement \"\"
@@ -70,13 +70,12 @@ export async function openDatabase(
  * Starts an in-memory PGlite, applies every migration and returns its data directory as an archive,
  * for `openDatabase(..., {pgliteTemplate})`.
  */
-export async function createPgliteTemplate(logger: Logger = createLogger('persistence')): Promise<Blob> {
+export async function createPgliteTemplate(logger: Logger = createLogger('persistence')): Promise<Uint8Array> {
   const started = await startPglite(IN_MEMORY, false, logger, undefined);
   try {
     await runMigrationsLocked(started.dataSource, logger);
     await started.dataSource.destroy();
-    await started.stopServer();
-    return (await started.db.dumpDataDir('gzip')) as Blob;
+    return await started.worker.dump();
   } finally {
     await started.close();
   }
@@ -125,7 +124,7 @@ async function openPostgres(url: string, settings: DatabaseSettings, logger: Log
   };
 }
 
-async function openPglite(settings: DatabaseSettings, logger: Logger, template: Blob | undefined): Promise<Database> {
+async function openPglite(settings: DatabaseSettings, logger: Logger, template: Uint8Array | undefined): Promise<Database> {
   if (template && settings.dataDir !== IN_MEMORY) {
     throw new Error(`openDatabase: pgliteTemplate needs an in-memory database, not dataDir '${settings.dataDir}'`);
   }
@@ -133,16 +132,15 @@ async function openPglite(settings: DatabaseSettings, logger: Logger, template: 
   try {
     await runMigrationsLocked(started.dataSource, logger);
   } catch (e) {
-    await started.close();
+    await started.close().catch(() => undefined);
     throw new Error(`database migrations failed on PGlite (${settings.dataDir}): ${describeError(e)}`, { cause: e });
   }
   return { dataSource: started.dataSource, kind: 'pglite', close: started.close };
 }
 
 interface StartedPglite {
-  db: PGlite;
+  worker: PgliteWorker;
   dataSource: DataSource;
-  stopServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -150,12 +148,11 @@ async function startPglite(
   dataDir: string,
   logging: boolean,
   logger: Logger,
-  template: Blob | undefined,
+  template: Uint8Array | undefined,
 ): Promise<StartedPglite> {
-  const inMemory = dataDir === IN_MEMORY;
-  const dir = inMemory ? null : resolve(dataDir);
   const t0 = Date.now();
-  let releaseLock = () => undefined as void;
+  const dir = dataDir === IN_MEMORY ? null : resolve(dataDir);
+  let releaseLock = (): void => undefined;
   let cold = true;
   if (dir !== null) {
     try {
@@ -167,63 +164,53 @@ async function startPglite(
     releaseLock = lockDataDir(dir);
   }
 
-  let db: PGlite;
+  let worker: PgliteWorker;
   try {
-    db = template ? new PGlite({ loadDataDir: template }) : dir === null ? new PGlite() : new PGlite(dir);
-    await db.waitReady;
+    worker = await PgliteWorker.start({
+      dataDir: dir,
+      template,
+      maxConnections: PGLITE_MAX_SOCKETS,
+      onUnexpectedExit: (e) => logger.error('pglite stopped unexpectedly', { error: e.message }),
+    });
   } catch (e) {
     releaseLock();
     throw dir === null
       ? new Error(`PGlite could not start: ${errorMessage(e)}`, { cause: e })
       : new ConfigError('TRELLIS_DATA_DIR', `holds a database PGlite could not open (${dir}): ${errorMessage(e)}`);
   }
-  const startMs = Date.now() - t0;
 
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: PGLITE_MAX_SOCKETS });
-  let serverStopped = false;
-  const stopServer = async () => {
-    if (serverStopped) return;
-    serverStopped = true;
-    await waitForSocketsToClose(server);
-    await server.stop();
-  };
-  let dataSource: DataSource | null = null;
+  const dataSource = new DataSource({
+    ...baseOptions({ url: null, dataDir, poolSize: PGLITE_POOL_SIZE, logging }, logger),
+    host: '127.0.0.1',
+    port: worker.port,
+    username: 'postgres',
+    database: 'postgres',
+    poolSize: PGLITE_POOL_SIZE,
+  });
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     try {
-      if (dataSource?.isInitialized) await dataSource.destroy();
-      await stopServer();
-      if (!db.closed) await db.close();
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await worker.close();
     } finally {
       releaseLock();
     }
   };
-
   try {
-    await server.start();
-    const port = Number(server.getServerConn().split(':').pop());
-    dataSource = new DataSource({
-      ...baseOptions({ url: null, dataDir, poolSize: PGLITE_POOL_SIZE, logging }, logger),
-      host: '127.0.0.1',
-      port,
-      username: 'postgres',
-      database: 'postgres',
-      poolSize: PGLITE_POOL_SIZE,
-    });
     await dataSource.initialize();
   } catch (e) {
     await close().catch(() => undefined);
-    throw new Error(`PGlite socket server could not start: ${describeError(e)}`, { cause: e });
+    throw new Error(`could not connect to PGlite on 127.0.0.1:${worker.port}: ${describeError(e)}`, { cause: e });
   }
   logger.info('pglite started', {
     dataDir: dir ?? IN_MEMORY,
-    startMs,
-    start: template ? 'template' : inMemory || cold ? 'cold' : 'warm',
+    start: template ? 'template' : dir === null || cold ? 'cold' : 'warm',
+    startMs: worker.startMs,
     readyMs: Date.now() - t0,
   });
-  return { db, dataSource, stopServer, close };
+  return { worker, dataSource, close };
 }
 
 /** Data directories this process has open: our own pid in a lock file is no proof of that. */
@@ -277,13 +264,6 @@ function processAlive(pid: number): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The pool's sockets close asynchronously; stopping the server first would roll back under them. */
-async function waitForSocketsToClose(server: PGLiteSocketServer): Promise<void> {
-  for (let i = 0; i < 100 && server.getStats().activeConnections > 0; i++) {
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

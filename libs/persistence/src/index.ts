@@ -16,3 +16,4 @@ export { addToOutbox, outboxStats, purgePublishedOutbox, type OutboxStats } from
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
 export { markProcessed, pruneProcessedMessages } from './inbox';
 export { claimExpired, releaseLease, renewLease, type ClaimOptions, type Leased } from './lease';
+export { findStuckActions, enqueueActionMessages, replayStuckActions, type StuckAction, type ReplayFilter } from './replay/replay-actions';

@@ -16,7 +16,7 @@ import {
 /** The PostgreSQL the integration tests use when DATABASE_URL is not set. */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
-let template: Promise<Blob> | null = null;
+let template: Promise<Uint8Array> | null = null;
 
 /**
  * A fresh, migrated in-memory PGlite for a unit test; `close()` it in afterAll/afterEach.
@@ -94,20 +94,20 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-async function loadOrCreateTemplate(logger: Logger): Promise<Blob> {
+async function loadOrCreateTemplate(logger: Logger): Promise<Uint8Array> {
   const key = createHash('sha256')
     .update(pgliteVersion())
     .update(ALL_MIGRATIONS.map((m) => `${m.name}\n${m.prototype.up.toString()}`).join('\n'))
     .digest('hex')
     .slice(0, 16);
   const path = join(tmpdir(), `trellis-pglite-template-${key}.tar.gz`);
-  if (existsSync(path)) return new Blob([readFileSync(path)]);
-  const blob = await createPgliteTemplate(logger);
+  if (existsSync(path)) return new Uint8Array(readFileSync(path));
+  const archive = await createPgliteTemplate(logger);
   // another jest worker may be writing the same file: write aside, then rename (atomic)
   const partial = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+  writeFileSync(partial, archive);
   renameSync(partial, path);
-  return blob;
+  return archive;
 }
 
 /** The package does not export its package.json: read it beside the resolved entry (dist/index.cjs). */

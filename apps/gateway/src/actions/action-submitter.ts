@@ -14,6 +14,7 @@ import {
 import { ActionEntity, ClusterPolicyEntity, PolicyEntity } from '@trellis/persistence/entities';
 import { In } from 'typeorm';
 import type { ApiRequest } from '../core/request.decorators';
+import { insertRow } from '../infra/persistence.adapter';
 import type { Tx } from '../infra/unit-of-work';
 import { BYPASS_CONFLICT_CHECKS, actionName } from './action-names';
 
@@ -68,7 +69,7 @@ export class ActionSubmitter {
       lease_expires_at: null,
       attempts: 0,
     });
-    await manager.getRepository(ActionEntity).insert(row);
+    await insertRow(manager, ActionEntity, row);
     await this.announce(tx, row, req.requestId, 'submitted');
     return row;
   }

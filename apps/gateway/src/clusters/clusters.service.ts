@@ -6,6 +6,7 @@ import { ActionSubmitter } from '../actions/action-submitter';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
 import { checkSizeParams } from '../infra/policies.adapter';
+import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { boolField, checkKeys, checkName, envelope, intField, mapField, stringField, toBool } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
@@ -85,7 +86,7 @@ export class ClustersService {
         config,
         next_index: 1,
       };
-      await manager.getRepository(ClusterEntity).insert(cluster);
+      await insertRow(manager, ClusterEntity, cluster);
       const action = await this.submitter.submit(tx, req, {
         action: 'CLUSTER_CREATE',
         target: cluster.id,

@@ -6,6 +6,7 @@ import { ActionSubmitter } from '../actions/action-submitter';
 import type { Accepted } from '../clusters/clusters.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
+import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { boolField, checkKeys, checkName, envelope, mapField, stringField, toBool } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
@@ -109,7 +110,7 @@ export class NodesService {
         lease_expires_at: null,
         build_deadline: null,
       };
-      await manager.getRepository(NodeEntity).insert(node);
+      await insertRow(manager, NodeEntity, node);
       const action = await this.submitter.submit(tx, req, {
         action: 'NODE_CREATE',
         target: node.id,

@@ -4,6 +4,7 @@ import { badRequest, conflict } from '@trellis/common';
 import { ClusterEntity, NodeEntity, ProfileEntity } from '@trellis/persistence/entities';
 import { requireVersion } from '../core/api-version';
 import type { ApiRequest } from '../core/request.decorators';
+import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { checkKeys, checkName, envelope, mapField, type Json } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
@@ -36,7 +37,7 @@ export class ProfilesService {
       created_at: now,
       updated_at: null,
     };
-    await this.uow.manager.getRepository(ProfileEntity).insert(row);
+    await insertRow(this.uow.manager, ProfileEntity, row);
     return { profile: profileView(row) };
   }
 

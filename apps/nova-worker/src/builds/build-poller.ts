@@ -1,6 +1,6 @@
 import { errorMessage, type Logger } from '@trellis/common';
 import type { NovaPort, Server } from '@trellis/nova';
-import { NodeEntity, inTransaction } from '@trellis/persistence';
+import { NodeEntity, inTransaction, row } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
 import { completeOrderIfDone } from './complete-order';
@@ -70,6 +70,7 @@ export class BuildPoller {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.tick()
+        .then(() => undefined)
         .catch((e) => this.logger.error('build poll failed; will try again', { error: errorMessage(e) }))
         .finally(() => {
           this.running = null;
@@ -188,7 +189,7 @@ export class BuildPoller {
     const final = isFinal(o.change);
     await repo.update(
       { id: o.node.id },
-      final ? { ...o.change, updated_at: now, lease_owner: null, lease_expires_at: null } : o.change,
+      row<NodeEntity>(final ? { ...o.change, updated_at: now, lease_owner: null, lease_expires_at: null } : o.change),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { errorMessage, type Logger } from '@trellis/common';
 import type { NovaPort } from '@trellis/nova';
-import { CloudFactEntity } from '@trellis/persistence';
+import { CloudFactEntity, row } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
 import { CloudFactKinds as FactKinds } from '@trellis/contracts';
 
@@ -48,10 +48,10 @@ export class FactsRefresher {
     const repo = this.dataSource.getRepository(CloudFactEntity);
     const read = async (kind: string, fetch: () => Promise<unknown>) => {
       try {
-        await repo.upsert({ kind, data: { items: await fetch() }, fetched_at: now }, ['kind']);
+        await repo.upsert(row<CloudFactEntity>({ kind, data: { items: await fetch() }, fetched_at: now }), ['kind']);
       } catch (e) {
         this.logger.warn('could not read a Nova fact', { kind, error: errorMessage(e) });
-        await repo.upsert({ kind, data: { items: [], error: errorMessage(e) }, fetched_at: now }, ['kind']);
+        await repo.upsert(row<CloudFactEntity>({ kind, data: { items: [], error: errorMessage(e) }, fetched_at: now }), ['kind']);
       }
     };
     await read(FactKinds.availabilityZones, async () =>

@@ -1,9 +1,9 @@
 import type { WorkOrderMessage, ServerCreateDto } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
-import type { NovaPort, Server } from '@trellis/nova';
-import { NodeEntity, WorkOrderEntity, inTransaction } from '@trellis/persistence';
+import { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from '@trellis/nova';
+import { NodeEntity, WorkOrderEntity, inTransaction, row } from '@trellis/persistence';
 import { In, type DataSource, type EntityManager } from 'typeorm';
-import { buildServerRequest, ServerTags } from './server-request';
+import { buildServerRequest } from './server-request';
 import { completeOrderIfDone } from '../builds/complete-order';
 import { mapLimit } from '../map-limit';
 
@@ -132,10 +132,11 @@ export class ApplyWorkOrderUseCase {
   }
 
   private async serversOf(actionId: string): Promise<Map<string, Server>> {
-    const servers = await this.nova.listServers({ metadata: { [ServerTags.action]: actionId } });
+    // one listing for the whole order instead of a lookup per node
+    const servers = await this.nova.listServers({ metadata: { [TRELLIS_ACTION_KEY]: actionId } });
     const byNode = new Map<string, Server>();
     for (const s of servers) {
-      const node = s.metadata[ServerTags.node];
+      const node = s.metadata[TRELLIS_NODE_KEY];
       if (node && s.status !== 'DELETED') byNode.set(node, s);
     }
     return byNode;
@@ -156,7 +157,8 @@ export class ApplyWorkOrderUseCase {
     if (create.placement.servergroup) placement.servergroup = resolveGroup(create.placement.servergroup);
     await m.getRepository(NodeEntity).update(
       { id: create.node_id },
-      error
+      row<NodeEntity>(
+        error
         ? { status: 'ERROR', status_reason: error, updated_at: now, data: { ...node.data, placement } }
         : {
             status: 'CREATING',
@@ -168,6 +170,7 @@ export class ApplyWorkOrderUseCase {
             updated_at: now,
             data: { ...node.data, placement },
           },
+      ),
     );
   }
 

@@ -1,12 +1,5 @@
 import type { ServerCreateDto } from '@trellis/contracts';
-import type { ServerCreateRequest } from '@trellis/nova';
-
-/** Metadata keys that tie a Nova server to the Trellis cluster, node and action that made it. */
-export const ServerTags = {
-  cluster: 'trellis_cluster',
-  node: 'trellis_node',
-  action: 'trellis_action',
-} as const;
+import { trellisMetadata, type ServerCreateRequest } from '@trellis/nova';
 
 type Networks = ServerCreateRequest['networks'];
 
@@ -52,10 +45,8 @@ export function buildServerRequest(
   const metadata: Record<string, string> = {
     ...stringMap(p.metadata),
     ...(create.metadata ?? {}),
-    [ServerTags.node]: create.node_id,
-    [ServerTags.action]: ids.actionId,
+    ...trellisMetadata({ actionId: ids.actionId, nodeId: create.node_id, clusterId: ids.clusterId }),
   };
-  if (ids.clusterId) metadata[ServerTags.cluster] = ids.clusterId;
   const request: ServerCreateRequest = {
     name: typeof p.name === 'string' && p.name ? p.name : create.name,
     imageRef: String(p.image ?? ''),

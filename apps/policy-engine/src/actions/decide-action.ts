@@ -3,7 +3,12 @@ import type { EvaluationInput, EvaluationOutput } from '@trellis/policies';
 import { emptyPlan, type EnginePlan } from './engine-plan';
 import type { Snapshot, SnapshotPolicy } from '../snapshot/load-snapshot';
 
-export type Evaluator = (input: EvaluationInput, options: { newId: (kind: string) => string }) => EvaluationOutput;
+/** The policy framework as the engine uses it (libs/policies, with the registry of this process). */
+export interface Evaluator {
+  evaluate(input: EvaluationInput, options: { newId: (kind: string) => string }): EvaluationOutput;
+  /** PRIORITY of a `<type>-<version>`, copied into the binding at attach time */
+  priorityOf(typeName: string): number;
+}
 
 export interface Decision {
   hook: Snapshot['hook'];
@@ -49,7 +54,7 @@ const CHAIN_ACTIONS = new Set([
  * Decides one action from its snapshot. Pure apart from the id source: the same snapshot and ids
  * give the same decision, which is what dry-run and `trellis replay --decisions` rely on.
  */
-export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluate: Evaluator, ids: IdSource): Decision {
+export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator: Evaluator, ids: IdSource): Decision {
   const plan = emptyPlan();
   plan.success_reason = SUCCESS[action.action] ?? plan.success_reason;
   const base = { input: snapshot, plan };
@@ -62,7 +67,7 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluate:
   }
 
   if (CHAIN_ACTIONS.has(action.action)) {
-    const out = evaluate(toInput({ ...snapshot, hook: 'pre_op' }), { newId: refIds(ids) });
+    const out = evaluator.evaluate(toInput({ ...snapshot, hook: 'pre_op' }), { newId: refIds(ids) });
     const policyPlan = (out.plan ?? {}) as PolicyPlan;
     plan.policy_plan = policyPlan as Record<string, unknown>;
     const failure = policyPlan.error ?? (out.status === 'ERROR' ? `Policy check failure: ${out.reason}` : null);
@@ -100,7 +105,7 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluate:
       policies: [target],
       attached: snapshot.policies.filter((p) => p.binding_id).map((p) => ({ id: p.id, type: p.type, spec: p.spec })),
     });
-    const out = evaluate(input, { newId: refIds(ids) });
+    const out = evaluator.evaluate(input, { newId: refIds(ids) });
     if (!out.ok) return { ...base, hook: 'attach', output: outputOf(out), trace: out.trace ?? [], failure: String(out.message ?? out.reason) };
     for (const c of out.cloud_changes ?? []) {
       if (c.op === 'create_server_group') plan.create_groups.push({ ref: c.id, name: c.name, policy: c.policy, rules: c.rules ?? {} });
@@ -110,7 +115,7 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluate:
       binding_id: ids.uuid(),
       policy_id: policyId,
       enabled: action.inputs.enabled !== false,
-      priority: out.priority ?? 0,
+      priority: evaluator.priorityOf(target.type),
       data: (out.binding_data ?? {}) as Record<string, unknown>,
     };
     return { ...base, hook: 'attach', output: outputOf(out), trace: out.trace ?? [], failure: null };
@@ -124,7 +129,7 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluate:
     const outputs: Record<string, unknown>[] = [];
     const trace: unknown[] = [];
     for (const p of detaching) {
-      const out = evaluate(toInput({ ...snapshot, hook: 'detach', policies: [p] }), { newId: refIds(ids) });
+      const out = evaluator.evaluate(toInput({ ...snapshot, hook: 'detach', policies: [p] }), { newId: refIds(ids) });
       outputs.push(outputOf(out));
       trace.push(...(out.trace ?? []));
       if (!out.ok) {

@@ -16,6 +16,7 @@ import {
   addToOutbox,
   inTransaction,
   markProcessed,
+  row,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import { decideAction, type Decision, type Evaluator, type IdSource } from './decide-action';
@@ -53,7 +54,7 @@ export const defaultIds: IdSource = {
 export class RunActionUseCase {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly evaluate: Evaluator,
+    private readonly evaluator: Evaluator,
     private readonly logger: Logger,
     private readonly options: RunActionOptions,
     private readonly ids: IdSource = defaultIds,
@@ -82,7 +83,7 @@ export class RunActionUseCase {
   private async decide(m: EntityManager, action: ActionEntity, message: ActionRequestedMessage): Promise<RunActionResult> {
     const now = new Date();
     const snapshot = await loadSnapshot(m, action, 'pre_op', now);
-    const decision = decideAction(action, snapshot, this.evaluate, this.ids);
+    const decision = decideAction(action, snapshot, this.evaluator, this.ids);
     await this.storeDecision(m, action, decision, now);
 
     action.status = 'RUNNING';
@@ -131,7 +132,7 @@ export class RunActionUseCase {
 
   private async storeDecision(m: EntityManager, action: ActionEntity, d: Decision, now: Date): Promise<void> {
     await m.getRepository(DecisionEntity).upsert(
-      {
+      row<DecisionEntity>({
         action_id: action.id,
         hook: d.hook,
         input: d.input as unknown as Record<string, unknown>,
@@ -139,7 +140,7 @@ export class RunActionUseCase {
         plan: d.plan as unknown as Record<string, unknown>,
         trace: d.trace,
         created_at: now,
-      },
+      }),
       ['action_id'],
     );
   }
@@ -158,7 +159,7 @@ export class RunActionUseCase {
       set.status = busy[actionName];
       set.status_reason = `${actionName} in progress`;
     }
-    await m.getRepository(ClusterEntity).update({ id: clusterId }, set);
+    await m.getRepository(ClusterEntity).update({ id: clusterId }, row<ClusterEntity>(set));
   }
 
   private async insertNodes(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date): Promise<void> {
@@ -167,7 +168,7 @@ export class RunActionUseCase {
       const n = plan.create_nodes[0];
       await m.getRepository(NodeEntity).update(
         { id: n.node_id },
-        { action_id: action.id, data: { placement: n.placement }, status: 'INIT', updated_at: now },
+        row<NodeEntity>({ action_id: action.id, data: { placement: n.placement }, status: 'INIT', updated_at: now }),
       );
       return;
     }
@@ -181,7 +182,7 @@ export class RunActionUseCase {
     await m.getRepository(ClusterEntity).update({ id: cluster.id }, { next_index: first + plan.create_nodes.length });
     plan.create_nodes.forEach((n, i) => (n.index = first + i));
     await m.getRepository(NodeEntity).insert(
-      plan.create_nodes.map((n) => ({
+      plan.create_nodes.map((n) => row<NodeEntity>({
         id: n.node_id,
         name: n.name,
         cluster_id: cluster.id,

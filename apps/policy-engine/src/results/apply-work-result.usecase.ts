@@ -23,7 +23,7 @@ const POST_OP_ACTIONS = new Set(['CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN', 'CLUST
 export class ApplyWorkResultUseCase {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly evaluate: Evaluator,
+    private readonly evaluator: Evaluator,
     private readonly logger: Logger,
     private readonly onOutboxWritten: () => void,
   ) {}
@@ -64,7 +64,7 @@ export class ApplyWorkResultUseCase {
   private async postOp(m: EntityManager, action: ActionEntity, now: Date): Promise<void> {
     const snapshot = await loadSnapshot(m, action, 'post_op', now);
     if (!snapshot.policies.some((p) => p.enabled)) return;
-    const out = this.evaluate(snapshot as never, { newId: () => defaultIds.uuid() });
+    const out = this.evaluator.evaluate(snapshot as never, { newId: () => defaultIds.uuid() });
     for (const u of out.binding_updates ?? []) {
       await m
         .getRepository(ClusterPolicyEntity)

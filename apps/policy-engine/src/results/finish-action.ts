@@ -7,6 +7,7 @@ import {
   EventEntity,
   NodeEntity,
   addToOutbox,
+  row,
 } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 import type { EnginePlan } from '../actions/engine-plan';
@@ -45,7 +46,7 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     clusterName = await refreshClusterStatus(m, action.cluster_id, action.action, f.now);
   }
 
-  await m.getRepository(EventEntity).insert({
+  await m.getRepository(EventEntity).insert(row<EventEntity>({
     id: randomUUID(),
     timestamp: f.now,
     oid: action.target,
@@ -59,7 +60,7 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     status: f.status === 'SUCCEEDED' ? 'end' : 'error',
     status_reason: f.reason,
     meta_data: { action_id: action.id },
-  });
+  }));
 
   const messageId = randomUUID();
   const finished: ActionFinishedMessage = {
@@ -88,7 +89,7 @@ async function applySuccess(m: EntityManager, action: ActionEntity, f: Finish): 
   const bindings = m.getRepository(ClusterPolicyEntity);
   const b = f.plan.binding;
   if (b?.op === 'attach') {
-    await bindings.insert({
+    await bindings.insert(row<ClusterPolicyEntity>({
       id: b.binding_id,
       cluster_id: action.cluster_id!,
       policy_id: b.policy_id,
@@ -97,7 +98,7 @@ async function applySuccess(m: EntityManager, action: ActionEntity, f: Finish): 
       data: resolveRefs(b.data, f.groups ?? {}),
       last_op: null,
       attached_at: f.now,
-    });
+    }));
   } else if (b?.op === 'detach') {
     await bindings.delete({ id: b.binding_id });
   } else if (b?.op === 'update') {

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { jsonb, tstz } from './columns';
+import { jsonb, tstz, type JsonObject } from './columns';
 
 @Entity('actions')
 @Index(['target', 'status'])
@@ -25,11 +25,11 @@ export class ActionEntity {
   @Column('int') timeout: number;
   @Column('varchar', { length: 32 }) status: string;
   @Column('text', { default: '' }) status_reason: string;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) inputs: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) outputs: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) data: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'[]'::jsonb" }) depends_on: string[];
-  @Column({ ...jsonb, default: () => "'[]'::jsonb" }) depended_by: string[];
+  @Column({ ...jsonb, default: {} }) inputs: JsonObject;
+  @Column({ ...jsonb, default: {} }) outputs: JsonObject;
+  @Column({ ...jsonb, default: {} }) data: JsonObject;
+  @Column({ ...jsonb, default: [] }) depends_on: string[];
+  @Column({ ...jsonb, default: [] }) depended_by: string[];
   @Column('varchar', { length: 64 }) project: string;
   @Column('varchar', { length: 64 }) user: string;
   @Column('varchar', { length: 64, nullable: true }) domain: string | null;

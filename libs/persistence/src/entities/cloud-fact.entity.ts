@@ -6,6 +6,6 @@ import { jsonb, tstz } from './columns';
 export class CloudFactEntity {
   /** availability_zones | hypervisors | server_groups */
   @PrimaryColumn('varchar', { length: 64 }) kind: string;
-  @Column(jsonb) data: unknown;
+  @Column(jsonb) data: any;
   @Column(tstz) fetched_at: Date;
 }

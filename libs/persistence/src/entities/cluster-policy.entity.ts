@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { jsonb, tstz } from './columns';
+import { jsonb, tstz, type JsonObject } from './columns';
 
 /** A policy bound to a cluster (Senlin's cluster_policy binding). */
 @Entity('cluster_policies')
@@ -12,7 +12,7 @@ export class ClusterPolicyEntity {
   @Column('boolean', { default: true }) enabled: boolean;
   @Column('int') priority: number;
   /** binding data, wrapped per policy class and version as Senlin did */
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) data: Record<string, unknown>;
+  @Column({ ...jsonb, default: {} }) data: JsonObject;
   @Column({ ...tstz, nullable: true }) last_op: Date | null;
   /** decision 16: bindings run by priority, then attach time, then id */
   @Column(tstz) attached_at: Date;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { jsonb, tstz } from './columns';
+import { jsonb, tstz, type JsonObject } from './columns';
 
 @Entity('clusters')
 @Index(['project', 'name'])
@@ -19,9 +19,9 @@ export class ClusterEntity {
   @Column('int') timeout: number;
   @Column('varchar', { length: 32 }) status: string;
   @Column('text', { default: '' }) status_reason: string;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) metadata: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) data: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) config: Record<string, unknown>;
+  @Column({ ...jsonb, default: {} }) metadata: JsonObject;
+  @Column({ ...jsonb, default: {} }) data: JsonObject;
+  @Column({ ...jsonb, default: {} }) config: JsonObject;
   /** the index the next node of this cluster gets (Senlin's node index) */
   @Column('int', { default: 1 }) next_index: number;
 }

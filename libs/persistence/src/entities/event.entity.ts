@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { jsonb, tstz } from './columns';
+import { jsonb, tstz, type JsonObject } from './columns';
 
 @Entity('events')
 @Index(['project', 'timestamp'])
@@ -20,5 +20,5 @@ export class EventEntity {
   @Column('varchar', { length: 64, nullable: true }) action: string | null;
   @Column('varchar', { length: 64, nullable: true }) status: string | null;
   @Column('text', { default: '' }) status_reason: string;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) meta_data: Record<string, unknown>;
+  @Column({ ...jsonb, default: {} }) meta_data: JsonObject;
 }

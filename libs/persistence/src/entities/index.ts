@@ -26,6 +26,8 @@ export {
   WorkOrderEntity,
 };
 
+export { row, type JsonObject } from './columns';
+
 export const ALL_ENTITIES = [
   ActionEntity,
   CloudFactEntity,

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { jsonb, tstz } from './columns';
+import { jsonb, tstz, type JsonObject } from './columns';
 
 @Entity('nodes')
 @Index(['cluster_id'])
@@ -22,8 +22,8 @@ export class NodeEntity {
   @Column('varchar', { length: 32 }) status: string;
   @Column('text', { default: '' }) status_reason: string;
   /** `placement: {zone, servergroup, host}` and anything policies record about the node */
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) data: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) metadata: Record<string, unknown>;
+  @Column({ ...jsonb, default: {} }) data: JsonObject;
+  @Column({ ...jsonb, default: {} }) metadata: JsonObject;
   @Column('boolean', { default: false }) tainted: boolean;
   @Column({ ...tstz, nullable: true }) init_at: Date | null;
   @Column({ ...tstz, nullable: true }) created_at: Date | null;

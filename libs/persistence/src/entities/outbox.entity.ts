@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { jsonb, tstz } from './columns';
+import { jsonb, tstz, type JsonObject } from './columns';
 
 /**
  * Messages written in the same transaction as the state change they announce; the outbox relay
@@ -17,8 +17,8 @@ export class OutboxEntity {
   message_id: string;
   @Column('varchar', { length: 128, nullable: true }) type: string | null;
   @Column('varchar', { length: 128, nullable: true }) correlation_id: string | null;
-  @Column(jsonb) payload: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) headers: Record<string, unknown>;
+  @Column(jsonb) payload: JsonObject;
+  @Column({ ...jsonb, default: {} }) headers: JsonObject;
   @Column(tstz) created_at: Date;
   @Column({ ...tstz, nullable: true }) published_at: Date | null;
   @Column('int', { default: 0 }) attempts: number;

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { jsonb, tstz } from './columns';
+import { jsonb, tstz, type JsonObject } from './columns';
 
 @Entity('profiles')
 @Index(['project', 'name'])
@@ -8,8 +8,8 @@ export class ProfileEntity {
   @Column('varchar', { length: 255 }) name: string;
   /** `<type>-<version>`, e.g. os.nova.server-1.0 */
   @Column('varchar', { length: 255 }) type: string;
-  @Column(jsonb) spec: Record<string, unknown>;
-  @Column({ ...jsonb, default: () => "'{}'::jsonb" }) metadata: Record<string, unknown>;
+  @Column(jsonb) spec: JsonObject;
+  @Column({ ...jsonb, default: {} }) metadata: JsonObject;
   @Column('varchar', { length: 64 }) project: string;
   @Column('varchar', { length: 64 }) user: string;
   @Column('varchar', { length: 64, nullable: true }) domain: string | null;

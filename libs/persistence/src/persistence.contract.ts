@@ -1,0 +1,490 @@
+import { randomUUID } from 'node:crypto';
+import { silentLogger } from '@trellis/common';
+import type { OutgoingMessage } from '@trellis/messaging/bus.port';
+import type { DataSource } from 'typeorm';
+import type { Database } from './database';
+import { ActionEntity, NodeEntity, OutboxEntity } from './entities';
+import { markProcessed } from './inbox';
+import { claimExpired, releaseLease, renewLease } from './lease';
+import { runMigrationsLocked } from './migrate';
+import { ALL_MIGRATIONS } from './migrations';
+import { addToOutbox, outboxStats, purgePublishedOutbox } from './outbox/outbox';
+import { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
+import { inTransaction } from './transaction';
+
+/**
+ * The behaviour every database Trellis runs on must show: the unit suite runs it on an in-memory
+ * PGlite, the integration suite on PostgreSQL. `open` gives a fresh, migrated database.
+ */
+export function describePersistenceContract(name: string, open: () => Promise<Database>): void {
+  describe(`persistence contract: ${name}`, () => {
+    let db: Database;
+    let ds: DataSource;
+    const relays: OutboxRelay[] = [];
+
+    beforeAll(async () => {
+      db = await open();
+      ds = db.dataSource;
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
+    beforeEach(async () => {
+      await ds.query('TRUNCATE outbox, processed_messages, actions, nodes RESTART IDENTITY');
+    });
+    afterEach(async () => {
+      await Promise.all(relays.splice(0).map((r) => r.stop()));
+    });
+
+    const relay = (publish: (m: OutgoingMessage) => Promise<void>, options: Partial<OutboxRelayOptions> = {}) => {
+      const r = new OutboxRelay(ds, publish, { batchSize: 10, pollIntervalMs: 20, logger: silentLogger, ...options });
+      relays.push(r);
+      return r;
+    };
+
+    describe('migrations', () => {
+      it('leave nothing for TypeORM to change between the entities and the schema', async () => {
+        const diff = await ds.driver.createSchemaBuilder().log();
+        expect(diff.upQueries.map((q) => q.query)).toEqual([]);
+      });
+
+      it('are recorded once each and find nothing pending when run again', async () => {
+        expect(await runMigrationsLocked(ds, silentLogger)).toEqual([]);
+        const rows: { name: string }[] = await ds.query('SELECT name FROM migrations ORDER BY id');
+        expect(rows.map((r) => r.name)).toEqual(ALL_MIGRATIONS.map((m) => m.name));
+      });
+    });
+
+    describe('inTransaction', () => {
+      it('commits the work and returns its result', async () => {
+        const id = randomUUID();
+        const result = await inTransaction(ds, async (m) => {
+          await m.save(ActionEntity, action({ id }));
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect(await ds.manager.countBy(ActionEntity, { id })).toBe(1);
+      });
+
+      it('rolls everything back and rethrows when the work fails', async () => {
+        const id = randomUUID();
+        await expect(
+          inTransaction(ds, async (m) => {
+            await m.save(ActionEntity, action({ id }));
+            await addToOutbox(m, message());
+            throw new Error('policy said no');
+          }),
+        ).rejects.toThrow('policy said no');
+        expect(await ds.manager.countBy(ActionEntity, { id })).toBe(0);
+        expect((await outboxStats(ds)).pending).toBe(0);
+      });
+
+      it('runs the work again after a serialization failure, without the failed attempt’s writes', async () => {
+        const first = randomUUID();
+        const second = randomUUID();
+        let calls = 0;
+        await inTransaction(ds, async (m) => {
+          calls++;
+          await m.save(ActionEntity, action({ id: calls === 1 ? first : second }));
+          if (calls === 1) throw sqlError('40001', 'could not serialize access due to concurrent update');
+        });
+        expect(calls).toBe(2);
+        expect(await ds.manager.countBy(ActionEntity, { id: first })).toBe(0);
+        expect(await ds.manager.countBy(ActionEntity, { id: second })).toBe(1);
+      });
+
+      it('gives up after maxAttempts deadlocks and does not retry other errors', async () => {
+        let calls = 0;
+        const deadlock = inTransaction(
+          ds,
+          async () => {
+            calls++;
+            throw sqlError('40P01', 'deadlock detected');
+          },
+          { maxAttempts: 3 },
+        );
+        await expect(deadlock).rejects.toThrow('deadlock detected');
+        expect(calls).toBe(3);
+
+        const id = randomUUID();
+        await ds.manager.save(ActionEntity, action({ id }));
+        calls = 0;
+        const duplicate = inTransaction(ds, async (m) => {
+          calls++;
+          await m.createQueryBuilder().insert().into(ActionEntity).values(action({ id }) as never).execute();
+        });
+        await expect(duplicate).rejects.toThrow(/duplicate key/);
+        expect(calls).toBe(1);
+      });
+    });
+
+    describe('outbox', () => {
+      it('writes the message in the caller’s transaction, and only once per message id', async () => {
+        const m = message({ correlationId: 'corr-1', type: 'action.requested', headers: { 'x-attempt': 2, urgent: true } });
+        await expect(
+          inTransaction(ds, async (tx) => {
+            await addToOutbox(tx, m);
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        expect(await ds.manager.count(OutboxEntity)).toBe(0);
+
+        expect(await inTransaction(ds, (tx) => addToOutbox(tx, m))).toBe(true);
+        expect(await inTransaction(ds, (tx) => addToOutbox(tx, { ...m, body: { other: true } }))).toBe(false);
+
+        const rows = await ds.manager.find(OutboxEntity);
+        expect(rows).toHaveLength(1);
+        expect(rows[0]).toMatchObject({
+          exchange: m.exchange,
+          routing_key: m.routingKey,
+          message_id: m.messageId,
+          correlation_id: 'corr-1',
+          type: 'action.requested',
+          payload: m.body,
+          headers: { 'x-attempt': 2, urgent: true },
+          published_at: null,
+          attempts: 0,
+        });
+      });
+
+      it('stores a JSON array body as an array', async () => {
+        const m = message({ body: [1, { a: 'b' }] });
+        await inTransaction(ds, (tx) => addToOutbox(tx, m));
+        const published = await drain([m.messageId]);
+        expect(published[0].body).toEqual([1, { a: 'b' }]);
+      });
+
+      it('rejects a message it cannot store, naming the field', async () => {
+        const bad: [Partial<OutgoingMessage>, RegExp][] = [
+          [{ messageId: 'not-a-uuid' }, /message\.messageId must be a UUID/],
+          [{ exchange: '' }, /message\.exchange must be 1 to 128 characters/],
+          [{ headers: { nested: { a: 1 } } as never }, /message\.headers\.nested must be a string, number or boolean/],
+          [{ body: undefined }, /message\.body cannot be stored as JSON/],
+          [{ body: { n: BigInt(1) } }, /message\.body cannot be stored as JSON/],
+          [{ correlationId: 'x'.repeat(129) }, /message\.correlationId must be 1 to 128 characters/],
+        ];
+        for (const [patch, error] of bad) {
+          await expect(inTransaction(ds, (tx) => addToOutbox(tx, { ...message(), ...patch }))).rejects.toThrow(error);
+        }
+        expect(await ds.manager.count(OutboxEntity)).toBe(0);
+      });
+
+      it('is published exactly once per row by two relays running at once, in id order per relay', async () => {
+        const messages = Array.from({ length: 120 }, (_, i) => message({ body: { n: i } }));
+        for (let i = 0; i < messages.length; i += 30) {
+          await inTransaction(ds, async (tx) => {
+            for (const m of messages.slice(i, i + 30)) await addToOutbox(tx, m);
+          });
+        }
+        const ids = new Map((await ds.manager.find(OutboxEntity)).map((r) => [r.message_id, BigInt(r.id)]));
+        const seen: string[] = [];
+        const byRelay: bigint[][] = [[], []];
+        const publisher = (n: number) => async (m: OutgoingMessage) => {
+          await new Promise((r) => setTimeout(r, Math.random() * 3));
+          seen.push(m.messageId);
+          byRelay[n].push(ids.get(m.messageId)!);
+        };
+        relay(publisher(0), { batchSize: 7 }).start();
+        relay(publisher(1), { batchSize: 7 }).start();
+        await waitFor(async () => seen.length >= messages.length && (await outboxStats(ds)).pending === 0);
+        await Promise.all(relays.splice(0).map((r) => r.stop()));
+
+        expect(seen).toHaveLength(messages.length);
+        expect(new Set(seen)).toEqual(new Set(messages.map((m) => m.messageId)));
+        for (const list of byRelay) {
+          expect(list).toEqual([...list].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        }
+        const unpublished = await ds.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+        expect(unpublished[0].n).toBe(0);
+      });
+
+      it('retries a failed publish with backoff and loses nothing', async () => {
+        const messages = Array.from({ length: 6 }, (_, i) => message({ body: { n: i } }));
+        await inTransaction(ds, async (tx) => {
+          for (const m of messages) await addToOutbox(tx, m);
+        });
+        const flaky = messages[2].messageId;
+        let failures = 0;
+        const published: string[] = [];
+        relay(
+          async (m) => {
+            if (m.messageId === flaky && failures < 2) {
+              failures++;
+              throw new Error('broker said no');
+            }
+            published.push(m.messageId);
+          },
+          { retryBaseMs: 5, retryMaxMs: 20 },
+        ).start();
+        await waitFor(async () => (await outboxStats(ds)).pending === 0);
+
+        expect(failures).toBe(2);
+        expect([...published].sort()).toEqual(messages.map((m) => m.messageId).sort());
+        expect(published.slice(0, 2)).toEqual([messages[0].messageId, messages[1].messageId]);
+        const row = await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky });
+        expect(row).toMatchObject({ attempts: 2, last_error: 'broker said no' });
+        expect(row.published_at).toBeInstanceOf(Date);
+        const others = await ds.query(`SELECT max(attempts)::int AS n FROM outbox WHERE message_id <> $1`, [flaky]);
+        expect(others[0].n).toBe(0);
+      });
+
+      it('leaves rows claimed by another relay alone until the claim expires', async () => {
+        const held = message();
+        const free = message();
+        await inTransaction(ds, async (tx) => {
+          await addToOutbox(tx, held);
+          await addToOutbox(tx, free);
+        });
+        // what a relay that died while publishing leaves behind
+        await ds.query(`UPDATE outbox SET claimed_until = now() + interval '1 hour' WHERE message_id = $1`, [held.messageId]);
+        const published: string[] = [];
+        const r = relay(async (m) => void published.push(m.messageId));
+        r.start();
+        await waitFor(async () => published.includes(free.messageId));
+        expect(published).toEqual([free.messageId]);
+
+        await ds.query(`UPDATE outbox SET claimed_until = now() - interval '1 second' WHERE message_id = $1`, [held.messageId]);
+        r.kick();
+        await waitFor(async () => published.includes(held.messageId));
+        expect(published).toEqual([free.messageId, held.messageId]);
+      });
+
+      it('publishes right after kick() without waiting for the poll interval', async () => {
+        const published: string[] = [];
+        const r = relay(async (m) => void published.push(m.messageId), { pollIntervalMs: 600_000 });
+        r.start();
+        const m = message();
+        await inTransaction(ds, (tx) => addToOutbox(tx, m));
+        r.kick();
+        await waitFor(async () => published.length === 1);
+        expect(published).toEqual([m.messageId]);
+      });
+
+      it('stop() waits for the batch in flight and marks it published', async () => {
+        const m = message();
+        await inTransaction(ds, (tx) => addToOutbox(tx, m));
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let publishing = false;
+        const r = relay(async () => {
+          publishing = true;
+          await gate;
+        });
+        r.start();
+        await waitFor(async () => publishing);
+        let stopped = false;
+        const stopping = r.stop().then(() => (stopped = true));
+        await new Promise((res) => setTimeout(res, 30));
+        expect(stopped).toBe(false);
+        release();
+        await stopping;
+        expect((await outboxStats(ds)).pending).toBe(0);
+      });
+
+      it('deletes published rows after the retention time, never pending ones', async () => {
+        const [old, recent, pending] = [message(), message(), message()];
+        await inTransaction(ds, async (tx) => {
+          for (const m of [old, recent, pending]) await addToOutbox(tx, m);
+        });
+        await ds.query(`UPDATE outbox SET published_at = now() - interval '2 hours' WHERE message_id = $1`, [old.messageId]);
+        await ds.query(`UPDATE outbox SET published_at = now() WHERE message_id = $1`, [recent.messageId]);
+        expect(await purgePublishedOutbox(ds, 3_600_000)).toBe(1);
+        const left = (await ds.manager.find(OutboxEntity)).map((r) => r.message_id).sort();
+        expect(left).toEqual([recent.messageId, pending.messageId].sort());
+
+        relay(async () => undefined, { retentionMs: 0, cleanupIntervalMs: 1 }).start();
+        await waitFor(async () => (await ds.manager.count(OutboxEntity)) === 0);
+      });
+
+      it('reports what is pending, what failed and how old the oldest is', async () => {
+        expect(await outboxStats(ds)).toEqual({ pending: 0, failing: 0, oldestPendingAgeMs: null });
+        const [a, b, c] = [message(), message(), message()];
+        await inTransaction(ds, async (tx) => {
+          for (const m of [a, b, c]) await addToOutbox(tx, m);
+        });
+        await ds.query(`UPDATE outbox SET created_at = now() - interval '5 minutes' WHERE message_id = $1`, [a.messageId]);
+        await ds.query(`UPDATE outbox SET attempts = 3 WHERE message_id = $1`, [b.messageId]);
+        await ds.query(`UPDATE outbox SET published_at = now() WHERE message_id = $1`, [c.messageId]);
+        const stats = await outboxStats(ds);
+        expect(stats.pending).toBe(2);
+        expect(stats.failing).toBe(1);
+        expect(stats.oldestPendingAgeMs).toBeGreaterThanOrEqual(300_000);
+        expect(stats.oldestPendingAgeMs).toBeLessThan(3_600_000);
+      });
+    });
+
+    describe('inbox', () => {
+      it('tells a consumer whether it has applied a message before', async () => {
+        const id = randomUUID();
+        expect(await inTransaction(ds, (m) => markProcessed(m, 'policy-engine.actions', id))).toBe(true);
+        expect(await inTransaction(ds, (m) => markProcessed(m, 'policy-engine.actions', id))).toBe(false);
+        expect(await inTransaction(ds, (m) => markProcessed(m, 'policy-engine.results', id))).toBe(true);
+      });
+
+      it('forgets a message whose transaction rolled back', async () => {
+        const id = randomUUID();
+        await expect(
+          inTransaction(ds, async (m) => {
+            expect(await markProcessed(m, 'c', id)).toBe(true);
+            throw new Error('effects failed');
+          }),
+        ).rejects.toThrow('effects failed');
+        expect(await inTransaction(ds, (m) => markProcessed(m, 'c', id))).toBe(true);
+      });
+
+      it('lets only one of two deliveries handled at once apply the message', async () => {
+        const id = randomUUID();
+        const results = await Promise.all([1, 2].map(() => inTransaction(ds, (m) => markProcessed(m, 'c', id))));
+        expect(results.sort()).toEqual([false, true]);
+      });
+
+      it('rejects a message id that is not a UUID, naming it', async () => {
+        await expect(inTransaction(ds, (m) => markProcessed(m, 'c', 'abc'))).rejects.toThrow(/messageId must be a UUID/);
+        await expect(inTransaction(ds, (m) => markProcessed(m, '', randomUUID()))).rejects.toThrow(/consumer must be/);
+      });
+    });
+
+    describe('leases', () => {
+      const insertActions = async (n: number, status = 'READY') => {
+        const rows = Array.from({ length: n }, () => action({ status }));
+        await ds.manager.save(ActionEntity, rows);
+        return rows.map((r) => r.id);
+      };
+
+      it('claims free rows that match, up to the limit, and never the same row for two owners', async () => {
+        const ready = await insertActions(5);
+        await insertActions(2, 'SUCCEEDED');
+        const opts = { where: { status: 'READY' }, leaseSeconds: 60, limit: 3 };
+        const a = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-a' });
+        const b = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-b' });
+        const c = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-c' });
+        expect(a).toHaveLength(3);
+        expect(b).toHaveLength(2);
+        expect(c).toHaveLength(0);
+        expect([...a, ...b].map((r) => r.id).sort()).toEqual([...ready].sort());
+        expect(a.every((r) => r.lease_owner === 'engine-a' && r.lease_expires_at instanceof Date)).toBe(true);
+        const stored = await ds.manager.findOneByOrFail(ActionEntity, { id: b[0].id });
+        expect(stored.lease_owner).toBe('engine-b');
+        expect(stored.lease_expires_at!.getTime()).toBe(b[0].lease_expires_at!.getTime());
+      });
+
+      it('gives a row whose lease expired to the next claimer', async () => {
+        const [id] = await insertActions(1);
+        const opts = { where: { status: 'READY' }, leaseSeconds: 60, limit: 10 };
+        expect(await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'dead-engine' })).toHaveLength(1);
+        await ds.query(`UPDATE actions SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+        const taken = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-b' });
+        expect(taken.map((r) => [r.id, r.lease_owner])).toEqual([[id, 'engine-b']]);
+        expect(await renewLease(ds.manager, ActionEntity, id, 'dead-engine', 60)).toBe(false);
+      });
+
+      it('renews and releases a lease only for its owner', async () => {
+        const [id] = await insertActions(1);
+        const [claimed] = await claimExpired(ds.manager, ActionEntity, {
+          where: { id },
+          leaseOwner: 'engine-a',
+          leaseSeconds: 1,
+          limit: 1,
+        });
+        expect(await renewLease(ds.manager, ActionEntity, id, 'engine-b', 600)).toBe(false);
+        expect(await renewLease(ds.manager, ActionEntity, id, 'engine-a', 600)).toBe(true);
+        const renewed = await ds.manager.findOneByOrFail(ActionEntity, { id });
+        expect(renewed.lease_expires_at!.getTime()).toBeGreaterThan(claimed.lease_expires_at!.getTime());
+
+        expect(await releaseLease(ds.manager, ActionEntity, id, 'engine-b')).toBe(false);
+        expect(await releaseLease(ds.manager, ActionEntity, id, 'engine-a')).toBe(true);
+        const again = await claimExpired(ds.manager, ActionEntity, {
+          where: { id },
+          leaseOwner: 'engine-b',
+          leaseSeconds: 60,
+          limit: 1,
+        });
+        expect(again.map((r) => r.lease_owner)).toEqual(['engine-b']);
+      });
+
+      it('claims nodes in the caller’s transaction, in the order asked for', async () => {
+        const nodes = [3, 1, 2].map((index) => node({ index, status: 'CREATING' }));
+        await ds.manager.save(NodeEntity, nodes);
+        const claimed = await inTransaction(ds, (m) =>
+          claimExpired(m, NodeEntity, {
+            where: [{ status: 'CREATING' }, { status: 'DELETING' }],
+            leaseOwner: 'worker-1',
+            leaseSeconds: 30,
+            limit: 2,
+            order: { index: 'ASC' },
+          }),
+        );
+        expect(claimed.map((n) => n.index)).toEqual([1, 2]);
+      });
+
+      it('rejects bad lease arguments, naming them', async () => {
+        const base = { where: {}, leaseOwner: 'a', leaseSeconds: 1, limit: 1 };
+        await expect(claimExpired(ds.manager, ActionEntity, { ...base, leaseOwner: '' })).rejects.toThrow(/leaseOwner/);
+        await expect(claimExpired(ds.manager, ActionEntity, { ...base, leaseSeconds: 0 })).rejects.toThrow(/leaseSeconds/);
+        await expect(claimExpired(ds.manager, ActionEntity, { ...base, limit: 1.5 })).rejects.toThrow(/limit/);
+        await expect(renewLease(ds.manager, ActionEntity, 'nope', 'a', 1)).rejects.toThrow(/id must be a UUID/);
+      });
+    });
+
+    /** Runs relays until the given message ids are published, and returns what they published. */
+    async function drain(messageIds: string[]): Promise<OutgoingMessage[]> {
+      const published: OutgoingMessage[] = [];
+      const r = relay(async (m) => void published.push(m));
+      r.start();
+      await waitFor(async () => messageIds.every((id) => published.some((m) => m.messageId === id)));
+      await r.stop();
+      return published;
+    }
+  });
+}
+
+export function message(patch: Partial<OutgoingMessage> = {}): OutgoingMessage {
+  return {
+    exchange: 'trellis.actions',
+    routingKey: 'action.requested',
+    body: { action_id: randomUUID(), nested: { list: [1, 2, 3] } },
+    messageId: randomUUID(),
+    ...patch,
+  };
+}
+
+function action(patch: Partial<ActionEntity> = {}): ActionEntity {
+  return Object.assign(new ActionEntity(), {
+    id: randomUUID(),
+    name: 'cluster_scale_out_1a2b3c4d',
+    cluster_id: null,
+    target: randomUUID(),
+    action: 'CLUSTER_SCALE_OUT',
+    cause: 'RPC Request',
+    timeout: 3600,
+    status: 'READY',
+    project: 'demo',
+    user: 'demo',
+    created_at: new Date(),
+    ...patch,
+  });
+}
+
+function node(patch: Partial<NodeEntity> = {}): NodeEntity {
+  return Object.assign(new NodeEntity(), {
+    id: randomUUID(),
+    name: 'node-1',
+    profile_id: randomUUID(),
+    project: 'demo',
+    user: 'demo',
+    status: 'CREATING',
+    ...patch,
+  });
+}
+
+function sqlError(code: string, text: string): Error {
+  return Object.assign(new Error(text), { code });
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

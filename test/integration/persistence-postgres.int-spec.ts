@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { silentLogger } from '@trellis/common';
+import type { OutgoingMessage } from '@trellis/messaging/bus.port';
+import {
+  ActionEntity,
+  addToOutbox,
+  ALL_MIGRATIONS,
+  claimExpired,
+  inTransaction,
+  openDatabase,
+  OutboxRelay,
+  outboxStats,
+  type Database,
+} from '@trellis/persistence';
+import { describePersistenceContract, message, waitFor } from '@trellis/persistence/persistence.contract';
+import { DEFAULT_TEST_DATABASE_URL, openPostgresTestDatabase } from '@trellis/testing/database';
+
+const adminUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
+
+describePersistenceContract('PostgreSQL', () => openPostgresTestDatabase());
+
+describe('persistence on PostgreSQL only', () => {
+  let db: Database & { url: string };
+
+  beforeAll(async () => {
+    db = await openPostgresTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+  beforeEach(async () => {
+    await db.dataSource.query('TRUNCATE outbox, processed_messages, actions RESTART IDENTITY');
+  });
+
+  it('runs the migrations once when two processes start at the same time', async () => {
+    const name = `trellis_it_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    await admin(`CREATE DATABASE ${name}`);
+    const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
+    const settings = { url, dataDir: ':memory:', poolSize: 2, logging: false };
+    const opened = await Promise.all([openDatabase(settings, silentLogger), openDatabase(settings, silentLogger)]);
+    try {
+      const rows: { name: string }[] = await opened[0].dataSource.query('SELECT name FROM migrations ORDER BY id');
+      expect(rows.map((r) => r.name)).toEqual(ALL_MIGRATIONS.map((m) => m.name));
+      const diff = await opened[1].dataSource.driver.createSchemaBuilder().log();
+      expect(diff.upQueries).toEqual([]);
+    } finally {
+      await Promise.all(opened.map((d) => d.close()));
+      await admin(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+  });
+
+  it('retries the loser of a real deadlock until both transactions commit', async () => {
+    const [a, b] = [action(), action()];
+    await db.dataSource.manager.save(ActionEntity, [a, b]);
+    const bothLockedFirstRow = barrier(2);
+    let attempts = 0;
+    const swap = (first: string, second: string) =>
+      inTransaction(db.dataSource, async (m) => {
+        attempts++;
+        await m.query(`UPDATE actions SET attempts = attempts + 1 WHERE id = $1`, [first]);
+        await bothLockedFirstRow();
+        await m.query(`UPDATE actions SET attempts = attempts + 1 WHERE id = $1`, [second]);
+      });
+    await Promise.all([swap(a.id, b.id), swap(b.id, a.id)]);
+    expect(attempts).toBe(3);
+    const rows = await db.dataSource.manager.findBy(ActionEntity, {});
+    expect(rows.map((r) => r.attempts)).toEqual([2, 2]);
+  });
+
+  it('gives two claimers with open transactions different rows', async () => {
+    const rows = Array.from({ length: 6 }, () => action());
+    await db.dataSource.manager.save(ActionEntity, rows);
+    const bothClaimed = barrier(2);
+    const claim = (owner: string) =>
+      inTransaction(db.dataSource, async (m) => {
+        const got = await claimExpired(m, ActionEntity, {
+          where: { status: 'READY' },
+          leaseOwner: owner,
+          leaseSeconds: 60,
+          limit: 4,
+        });
+        // both transactions hold their row locks here
+        await bothClaimed();
+        return got.map((r) => r.id);
+      });
+    const [x, y] = await Promise.all([claim('engine-a'), claim('engine-b')]);
+    expect(x.length + y.length).toBe(6);
+    expect(new Set([...x, ...y]).size).toBe(6);
+  });
+
+  it('publishes each row once with relays of two processes (two pools)', async () => {
+    const other = await openDatabase({ url: db.url, dataDir: ':memory:', poolSize: 3, logging: false }, silentLogger);
+    const messages = Array.from({ length: 200 }, (_, i) => message({ body: { n: i } }));
+    for (let i = 0; i < messages.length; i += 50) {
+      await inTransaction(db.dataSource, async (m) => {
+        for (const msg of messages.slice(i, i + 50)) await addToOutbox(m, msg);
+      });
+    }
+    const seen: string[] = [];
+    const publish = async (m: OutgoingMessage) => {
+      await new Promise((r) => setTimeout(r, Math.random() * 2));
+      seen.push(m.messageId);
+    };
+    const relays = [db.dataSource, other.dataSource, db.dataSource, other.dataSource].map(
+      (ds) => new OutboxRelay(ds, publish, { batchSize: 9, pollIntervalMs: 10, logger: silentLogger }),
+    );
+    try {
+      relays.forEach((r) => r.start());
+      await waitFor(async () => (await outboxStats(db.dataSource)).pending === 0);
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+      await other.close();
+    }
+    expect(seen).toHaveLength(messages.length);
+    expect(new Set(seen).size).toBe(messages.length);
+  });
+
+  it('names DATABASE_URL when the database does not exist', async () => {
+    const url = Object.assign(new URL(adminUrl), { pathname: '/trellis_it_does_not_exist' }).toString();
+    await expect(openDatabase({ url, dataDir: ':memory:', poolSize: 1, logging: false }, silentLogger)).rejects.toThrow(
+      /DATABASE_URL .*trellis_it_does_not_exist.*does not exist/,
+    );
+  });
+});
+
+async function admin(sql: string): Promise<void> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Resolves for everyone once `n` callers are waiting. */
+function barrier(n: number): () => Promise<void> {
+  let waiting = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  return () => {
+    if (++waiting >= n) open();
+    return opened;
+  };
+}
+
+function action(): ActionEntity {
+  return Object.assign(new ActionEntity(), {
+    id: randomUUID(),
+    name: 'cluster_scale_out_1a2b3c4d',
+    cluster_id: null,
+    target: randomUUID(),
+    action: 'CLUSTER_SCALE_OUT',
+    cause: 'RPC Request',
+    timeout: 3600,
+    status: 'READY',
+    project: 'demo',
+    user: 'demo',
+    created_at: new Date(),
+  });
+}
