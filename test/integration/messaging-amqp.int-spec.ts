@@ -176,10 +176,11 @@ describe('AmqpMessageBus on RabbitMQ', () => {
     await bus.publish(first);
     await waitFor('the first delivery', () => deliveries.length === 1);
 
-    // Cut the TCP connection under amqplib, as a broker restart or network failure would.
-    const socket = (bus as unknown as { connection: { connection: { stream: { destroy(): void } } } }).connection
-      .connection.stream;
-    socket.destroy();
+    // Break the TCP connection under amqplib, as a network failure would (amqplib notices a
+    // socket error at once; a silent close only after missed heartbeats).
+    const socket = (bus as unknown as { connection: { connection: { stream: { destroy(e: Error): void } } } })
+      .connection.connection.stream;
+    socket.destroy(new Error('simulated network failure'));
     await expect(bus.publish(actionMessage())).rejects.toThrow(BrokerUnavailableError);
 
     await waitFor('the redelivery after reconnecting', () => deliveries.length >= 2);

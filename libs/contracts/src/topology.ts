@@ -15,6 +15,12 @@ export const Exchanges = {
   deadLetter: 'trellis.dlx',
 } as const;
 
+/**
+ * Exchanges whose messages are notifications for whoever listens: publishing there with no queue
+ * bound is not an error (work exchanges, by contrast, must route every message to a queue).
+ */
+export const NotificationExchanges: readonly string[] = [Exchanges.events];
+
 export const Queues = {
   /** policy-engine: new and replayed actions */
   engineActions: 'trellis.policy-engine.actions',

@@ -6,3 +6,5 @@ export { IN_REPLY_TO_HEADER } from './message-codec';
 export * from './in-memory-message-bus';
 export * from './amqp-message-bus';
 export * from './create-message-bus';
+export * from './error-to-outcome';
+export * from './bus.transport';

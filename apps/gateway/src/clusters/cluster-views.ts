@@ -6,22 +6,21 @@ import { clusterView } from '../shared/views';
 export async function clusterViews(manager: EntityManager, clusters: ClusterEntity[]) {
   if (clusters.length === 0) return [];
   const ids = clusters.map((c) => c.id);
-  const [nodes, bindings, profiles] = await Promise.all([
-    manager.getRepository(NodeEntity).find({
+  // One after the other: inside a transaction they share one connection.
+  const nodes = await manager.getRepository(NodeEntity).find({
       select: { id: true, cluster_id: true, index: true },
       where: { cluster_id: In(ids) },
-      order: { index: 'ASC', id: 'ASC' },
-    }),
-    manager.getRepository(ClusterPolicyEntity).find({
+    order: { index: 'ASC', id: 'ASC' },
+  });
+  const bindings = await manager.getRepository(ClusterPolicyEntity).find({
       select: { id: true, cluster_id: true },
       where: { cluster_id: In(ids) },
-      order: { priority: 'ASC', attached_at: 'ASC', id: 'ASC' },
-    }),
-    manager.getRepository(ProfileEntity).find({
+    order: { priority: 'ASC', attached_at: 'ASC', id: 'ASC' },
+  });
+  const profiles = await manager.getRepository(ProfileEntity).find({
       select: { id: true, name: true },
-      where: { id: In([...new Set(clusters.map((c) => c.profile_id))]) },
-    }),
-  ]);
+    where: { id: In([...new Set(clusters.map((c) => c.profile_id))]) },
+  });
   const profileName = new Map(profiles.map((p) => [p.id, p.name]));
   return clusters.map((c) =>
     clusterView(c, {

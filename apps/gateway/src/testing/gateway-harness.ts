@@ -1,5 +1,5 @@
 import { loadConfig, silentLogger, type AuthContext, type Logger, type TokenValidator } from '@trellis/common';
-import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
+import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
 import type { Database } from '@trellis/persistence';
@@ -37,7 +37,36 @@ export class FakeTokenValidator implements TokenValidator {
   }
 }
 
+/**
+ * The gateway never publishes itself (the outbox relay does), so a bus that records what it is given
+ * and refuses everything else shows a stray publish at once.
+ */
+export class RecordingBus implements MessageBus {
+  readonly published: OutgoingMessage[] = [];
+  async start(): Promise<void> {}
+  async publish(message: OutgoingMessage): Promise<void> {
+    this.published.push(message);
+  }
+  consume(): never {
+    throw new Error('the gateway does not consume');
+  }
+  request(): never {
+    throw new Error('the gateway does not send RPC requests');
+  }
+  serve(): never {
+    throw new Error('not used by these tests');
+  }
+  drainDeadLetters(): never {
+    throw new Error('not used by these tests');
+  }
+  async depth(): Promise<number> {
+    return 0;
+  }
+  async close(): Promise<void> {}
+}
+
 export interface GatewayHarness {
+  bus: RecordingBus;
   gateway: RunningGateway;
   db: Database;
   /** how many times the gateway announced committed outbox rows */
@@ -62,15 +91,22 @@ export async function startGatewayHarness(
   const db = await openTestDatabase();
   let nudges = 0;
   const config = loadConfig({ TRELLIS_PORT: '0', ...options.env });
-  const gateway = await startGateway({
-    config,
-    dataSource: db.dataSource,
-    bus: new InMemoryMessageBus({ deliveryLimit: 5 }),
-    tokenValidator: new FakeTokenValidator(),
-    registry: PolicyRegistry.withBuiltins(),
-    onOutboxWritten: () => void nudges++,
-    logger: options.logger ?? silentLogger,
-  });
+  const bus = new RecordingBus();
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway({
+      config,
+      dataSource: db.dataSource,
+      bus,
+      tokenValidator: new FakeTokenValidator(),
+      registry: PolicyRegistry.withBuiltins(),
+      onOutboxWritten: () => void nudges++,
+      logger: options.logger ?? silentLogger,
+    });
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
   const http = () => request(gateway.url);
   const as = (token: string, version?: string): Client => {
     const prepare = (t: request.Test) => {
@@ -86,6 +122,7 @@ export async function startGatewayHarness(
     };
   };
   return {
+    bus,
     gateway,
     db,
     outboxNudges: () => nudges,

@@ -1,6 +1,6 @@
 import { RandomSource } from '../framework/random';
 import { NodeSnapshot } from '../framework/types';
-import { nodeZone, nodesByAge, nodesByProfileAge, nodesByRandom } from '../resize/victims';
+import { nodesByAge, nodesByProfileAge, nodesByRandom, nodesInZones } from '../resize/victims';
 
 export const DELETION_CRITERIA = ['OLDEST_FIRST', 'OLDEST_PROFILE_FIRST', 'YOUNGEST_FIRST', 'RANDOM'] as const;
 export type DeletionCriteria = (typeof DELETION_CRITERIA)[number];
@@ -29,16 +29,10 @@ export function pickVictimsByZone(
   criteria: DeletionCriteria,
   random: RandomSource,
 ): string[] {
-  const byZone = new Map<string, NodeSnapshot[]>();
-  for (const node of nodes) {
-    const zone = nodeZone(node);
-    if (zone === undefined) continue;
-    const list = byZone.get(zone);
-    if (list) list.push(node);
-    else byZone.set(zone, [node]);
-  }
+  const names = Object.keys(zones).sort();
+  const byZone = nodesInZones(nodes, names);
   const victims: string[] = [];
-  for (const zone of Object.keys(zones).sort()) {
+  for (const zone of names) {
     const count = Number(zones[zone]);
     if (!(count > 0)) continue;
     for (const id of pickVictims(byZone.get(zone) ?? [], count, criteria, random)) victims.push(id);

@@ -1,7 +1,7 @@
 import { RandomSource } from '../framework/random';
-import { ActionData, ClusterSnapshot, NodeSnapshot, PolicyAction } from '../framework/types';
+import { ActionData, ClusterSnapshot, PolicyAction } from '../framework/types';
 import { checkSizeParams, parseResizeParams, readResizeParams } from '../resize/resize';
-import { nodeZone, nodesByAge, nodesByRandom } from '../resize/victims';
+import { nodeZone, nodesByAge, nodesByRandom, nodesInZones } from '../resize/victims';
 import { pyStr } from '../schema/py-format';
 import { pyInt } from '../schema/schema';
 import { positiveInt } from '../scaling/plan';
@@ -198,16 +198,10 @@ function applyDeletionFlags(plan: EnginePlan, deletion: Record<string, unknown> 
 function chooseVictims(cluster: ClusterSnapshot, deletion: Record<string, unknown> | undefined, count: number, random: RandomSource): string[] {
   const zones = asRecord(deletion?.zones);
   if (!zones || Object.keys(zones).length === 0) return nodesByRandom(cluster.nodes, count, random);
-  const byZone = new Map<string, NodeSnapshot[]>();
-  for (const node of cluster.nodes) {
-    const zone = nodeZone(node);
-    if (zone === undefined) continue;
-    const list = byZone.get(zone);
-    if (list) list.push(node);
-    else byZone.set(zone, [node]);
-  }
+  const names = Object.keys(zones).sort();
+  const byZone = nodesInZones(cluster.nodes, names);
   const victims: string[] = [];
-  for (const zone of Object.keys(zones).sort()) {
+  for (const zone of names) {
     const n = nonNegativeInt(zones[zone]) ?? 0;
     if (n > 0) for (const id of nodesByAge(byZone.get(zone) ?? [], n, false)) victims.push(id);
   }

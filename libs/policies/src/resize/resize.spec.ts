@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { calculateDesired, checkResizeRequest, checkScaleRequest, checkSizeParams, parseResizeParams, truncateDesired } from './resize';
-import { filterErrorNodes, nodesByAge, nodesByProfileAge, nodesByRandom } from './victims';
+import { filterErrorNodes, nodesByAge, nodesByProfileAge, nodesByRandom, timestampMillis } from './victims';
 import { seededRandom } from '../framework/random';
 
 describe('calculateDesired (§3.1, decision 15)', () => {
@@ -141,5 +142,44 @@ describe('victim selection (§3.5)', () => {
     expect(nodesByRandom(nodes, 5, seededRandom(7))).toEqual(a);
     expect(nodesByRandom(nodes, 4, () => 0)).toEqual(['err', 'tainted', 'never', 'old']);
     expect(nodesByRandom(nodes, 4, () => 0.99)).toEqual(['err', 'tainted', 'never', 'mid']);
+  });
+});
+
+describe('timestampMillis', () => {
+  it.each(['2024-01-01T00:00:00Z', '2024-02-29T23:59:59.123Z', '2024-02-29T23:59:59.123456Z', '2024-01-01T01:00:00+01:00', '2024-01-01 00:00:00Z'])(
+    'agrees with Date.parse for %s',
+    (v) => {
+      expect(timestampMillis(v)).toBe(Date.parse(v));
+    },
+  );
+  it('treats missing or unreadable times as the epoch', () => {
+    expect(timestampMillis(null)).toBe(0);
+    expect(timestampMillis('soon')).toBe(0);
+  });
+});
+
+describe('nodesByAge picks as a stable sort would', () => {
+  it('for any times, counts and duplicates', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 40 }), fc.integer({ min: 0, max: 45 }), fc.boolean(), (days, count, oldFirst) => {
+        const nodes = days.map((d, i) => ({ id: `n${i}`, status: 'ACTIVE', created_at: new Date(Date.UTC(2024, 0, 1 + d)).toISOString() }));
+        const sorted = nodes.map((n, i) => ({ n, i })).sort((a, b) => Date.parse(a.n.created_at) - Date.parse(b.n.created_at) || a.i - b.i);
+        const wanted = Math.min(count, nodes.length);
+        const expected = Array.from({ length: wanted }, (_, i) => (oldFirst ? sorted[i] : sorted[sorted.length - 1 - i]).n.id);
+        expect(nodesByAge(nodes, count, oldFirst)).toEqual(expected);
+      }),
+    );
+  });
+});
+
+describe('timestampMillis property', () => {
+  it('matches Date.parse for any canonical UTC time', () => {
+    fc.assert(
+      fc.property(fc.date({ min: new Date(Date.UTC(1, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }), (d) => {
+        const iso = d.toISOString();
+        expect(timestampMillis(iso)).toBe(Date.parse(iso));
+        expect(timestampMillis(iso.replace(/\.\d{3}Z$/, 'Z'))).toBe(Date.parse(iso.replace(/\.\d{3}Z$/, 'Z')));
+      }),
+    );
   });
 });

@@ -61,13 +61,27 @@ export function createZonePlan(
  * reports for its server; a recorded zone that is not usable is ignored (decision 12).
  */
 export function zoneDistribution(nodes: readonly NodeSnapshot[], usable: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const z of usable) counts.set(z, 0);
+  const k = usable.length;
+  const counts = new Array<number>(k).fill(0);
+  // A scan over a handful of zone names beats hashing: snapshot strings come from JSON.parse and are
+  // not internalized, so every Map lookup hashes and compares them anyway.
+  const byName = k > 8 ? new Map(usable.map((z, j) => [z, j])) : null;
   for (let i = 0; i < nodes.length; i++) {
     const zone = nodeZone(nodes[i]);
     if (zone === undefined) continue;
-    const c = counts.get(zone);
-    if (c !== undefined) counts.set(zone, c + 1);
+    if (byName) {
+      const j = byName.get(zone);
+      if (j !== undefined) counts[j]++;
+      continue;
+    }
+    for (let j = 0; j < k; j++) {
+      if (zone === usable[j]) {
+        counts[j]++;
+        break;
+      }
+    }
   }
-  return counts;
+  const result = new Map<string, number>();
+  for (let j = 0; j < k; j++) result.set(usable[j], counts[j]);
+  return result;
 }
