@@ -2,6 +2,6 @@
 const shared = require('./jest.shared');
 module.exports = {
   ...shared,
-  testMatch: ['<rootDir>/{apps,libs,cli,examples}/**/*.spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+  testMatch: ['<rootDir>/{apps,libs,cli,examples,plugins}/**/*.spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
   testTimeout: 60000,
 };

@@ -11,7 +11,7 @@ function embeddedConfig(extra: Record<string, string> = {}) {
   return loadConfig({
     TRELLIS_PORT: '0',
     SIMULATOR_PORT: '0',
-    TRELLIS_DATA_DIR: 'memory://',
+    TRELLIS_DATA_DIR: ':memory:',
     SIMULATOR_BUILD_DELAY_MS: '50',
     TRELLIS_POLL_INTERVAL_MS: '50',
     LOG_LEVEL: 'error',

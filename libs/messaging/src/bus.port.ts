@@ -56,6 +56,7 @@ export interface ConsumeOptions {
 }
 
 export interface ConsumerHandle {
+  /** stop receiving; handlers already running finish and their outcomes are applied first */
   cancel(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from '@trellis/common';
-import { Exchanges, Headers, deadLetterQueueOf, type QueueSpec } from '@trellis/contracts';
+import { Exchanges, Headers, NotificationExchanges, deadLetterQueueOf, type QueueSpec } from '@trellis/contracts';
 import {
   DeadLetterDrainError,
   MessageBusError,
@@ -136,7 +136,11 @@ export class InMemoryMessageBus implements MessageBus {
     checkOutgoing(message);
     const content = encodeBody(message.body, 'message.body');
     const targets = this.route(message.exchange, message.routingKey);
-    if (targets.length === 0) throw new UnroutableMessageError(message.exchange, message.routingKey, message.messageId);
+    if (targets.length === 0) {
+      // a notification nobody listens to is dropped, as RabbitMQ drops a non-mandatory message
+      if (NotificationExchanges.includes(message.exchange)) return;
+      throw new UnroutableMessageError(message.exchange, message.routingKey, message.messageId);
+    }
     this.enqueue(targets, {
       content,
       exchange: message.exchange,

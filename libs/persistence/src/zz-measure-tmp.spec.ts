@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type Logger } from '@trellis/common';
@@ -28,6 +28,6 @@ it('measures', async () => {
     out.push({ openDatabaseMs: Date.now() - t });
     await db.close();
   }
-  console.log(JSON.stringify(out, null, 0));
+  writeFileSync('/tmp/pgt/measure.json', JSON.stringify(out, null, 0));
   rmSync(dir, { recursive: true });
 });

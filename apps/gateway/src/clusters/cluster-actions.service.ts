@@ -202,4 +202,3 @@ function pickAction(body: unknown): [string, Json] {
   return [key, data];
 }
 
-export const clusterActionKeys = [...SUPPORTED];

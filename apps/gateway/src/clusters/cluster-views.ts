@@ -8,17 +8,17 @@ export async function clusterViews(manager: EntityManager, clusters: ClusterEnti
   const ids = clusters.map((c) => c.id);
   // One after the other: inside a transaction they share one connection.
   const nodes = await manager.getRepository(NodeEntity).find({
-      select: { id: true, cluster_id: true, index: true },
-      where: { cluster_id: In(ids) },
+    select: { id: true, cluster_id: true, index: true },
+    where: { cluster_id: In(ids) },
     order: { index: 'ASC', id: 'ASC' },
   });
   const bindings = await manager.getRepository(ClusterPolicyEntity).find({
-      select: { id: true, cluster_id: true },
-      where: { cluster_id: In(ids) },
+    select: { id: true, cluster_id: true },
+    where: { cluster_id: In(ids) },
     order: { priority: 'ASC', attached_at: 'ASC', id: 'ASC' },
   });
   const profiles = await manager.getRepository(ProfileEntity).find({
-      select: { id: true, name: true },
+    select: { id: true, name: true },
     where: { id: In([...new Set(clusters.map((c) => c.profile_id))]) },
   });
   const profileName = new Map(profiles.map((p) => [p.id, p.name]));

@@ -80,11 +80,12 @@ export class NodesService {
         if (clusterProfile?.type !== profile.type) {
           throw badRequest('Node and cluster have different profile type, operation aborted.');
         }
-        const [row] = (await manager.query(
-          'UPDATE clusters SET next_index = next_index + 1 WHERE id = $1 RETURNING next_index - 1 AS index',
-          [cluster.id],
-        )) as Array<{ index: number }>;
-        index = Number(row.index);
+        // The cluster row is locked for the rest of the transaction, so no two nodes get one index.
+        const [locked] = (await manager.query('SELECT next_index FROM clusters WHERE id = $1 FOR UPDATE', [cluster.id])) as Array<{
+          next_index: number;
+        }>;
+        index = Number(locked.next_index);
+        await manager.getRepository(ClusterEntity).update({ id: cluster.id }, { next_index: index + 1 });
       }
       const node: NodeEntity = {
         id: randomUUID(),

@@ -1,5 +1,5 @@
 import type { ActionEntity } from '@trellis/persistence';
-import type { EvaluationInput, EvaluationOutput } from '@trellis/policies';
+import type { EnginePlan as PolicyPlan, EvaluationInput, EvaluationOutput } from '@trellis/policies';
 import { emptyPlan, type EnginePlan } from './engine-plan';
 import type { Snapshot, SnapshotPolicy } from '../snapshot/load-snapshot';
 
@@ -68,7 +68,7 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
 
   if (CHAIN_ACTIONS.has(action.action)) {
     const out = evaluator.evaluate(toInput({ ...snapshot, hook: 'pre_op' }), { newId: refIds(ids) });
-    const policyPlan = (out.plan ?? {}) as PolicyPlan;
+    const policyPlan: Partial<PolicyPlan> = out.plan ?? {};
     plan.policy_plan = policyPlan as Record<string, unknown>;
     const failure = policyPlan.error ?? (out.status === 'ERROR' ? `Policy check failure: ${out.reason}` : null);
     if (!failure) {
@@ -164,16 +164,6 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
   if (action.action === 'CLUSTER_CHECK') return { ...base, hook: 'pre_op', output: {}, trace: [], failure: null };
 
   return { ...base, hook: 'pre_op', output: {}, trace: [], failure: `Action ${action.action} is not supported by this policy-engine.` };
-}
-
-interface PolicyPlan {
-  create?: Array<{ index: number; placement?: { zone?: string; servergroup?: string } }>;
-  delete?: Array<{ node_id: string; zone?: string | null }>;
-  destroy_after_deletion?: boolean;
-  desired_capacity?: number | null;
-  min_size?: number;
-  max_size?: number;
-  error?: string | null;
 }
 
 function newNode(ids: IdSource, cluster: Snapshot['cluster'], i: number, placement: { zone?: string; servergroup?: string }) {

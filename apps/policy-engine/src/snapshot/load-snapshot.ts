@@ -11,7 +11,7 @@ export interface Snapshot {
   policies: SnapshotPolicy[];
   cluster: SnapshotCluster | null;
   cloud: { availability_zones: unknown[]; hypervisors: unknown[]; server_groups: unknown[] };
-  action: { id: string; action: string; inputs: Record<string, unknown>; data: Record<string, unknown> };
+  action: { id: string; action: string; target: string; inputs: Record<string, unknown>; data: Record<string, unknown> };
   now: string;
   seed: number;
   [extra: string]: unknown;
@@ -153,7 +153,7 @@ export async function loadSnapshot(
     policies,
     cluster,
     cloud,
-    action: { id: action.id, action: action.action, inputs: action.inputs, data: action.data ?? {} },
+    action: { id: action.id, action: action.action, target: action.target, inputs: action.inputs, data: action.data ?? {} },
     now: now.toISOString(),
     seed: seedOf(action.id),
   };

@@ -1,0 +1,87 @@
+import * as v8 from 'v8';
+import * as vm from 'vm';
+
+let gcFn: (() => void) | null | undefined;
+
+/**
+ * The collector, without asking the user to start node with --expose-gc: the flag can still be set at
+ * run time, and a fresh context then exposes `gc`. Null when the runtime refuses.
+ */
+export function collector(): (() => void) | null {
+  if (gcFn !== undefined) return gcFn;
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const fn = vm.runInNewContext('gc') as unknown;
+    gcFn = typeof fn === 'function' ? (fn as () => void) : null;
+  } catch {
+    gcFn = null;
+  }
+  return gcFn;
+}
+
+export interface SampleOptions<T> {
+  /** timed calls */
+  samples: number;
+  /** untimed calls first, on their own fresh inputs, so the code is optimised before timing starts */
+  warmup: number;
+  /**
+   * `count` fresh inputs, built before any of them is timed. Every call gets an input of its own,
+   * never one an earlier call has seen.
+   */
+  prepare(count: number): T[];
+  /** inputs prepared per batch: bounds the memory held by prepared inputs */
+  batch: number;
+  /** the operation under test */
+  run(input: T): unknown;
+  /** called after each timed batch with the number of samples it took */
+  onBatch?(taken: number): void;
+}
+
+export interface Sampled {
+  /** nanoseconds per call, in call order */
+  times: Float64Array;
+  /** what run() returned last: keeps the work observable so it cannot be optimised away */
+  last: unknown;
+}
+
+/**
+ * Times `run` once per input with process.hrtime.bigint(). Inputs are prepared in batches outside the
+ * timed region, and a collection runs between batches (when available) so garbage left by preparing
+ * inputs is not charged to the operation; garbage the operation itself makes still is.
+ */
+export function sample<T>(options: SampleOptions<T>): Sampled {
+  const gc = collector();
+  let last: unknown;
+  for (let left = options.warmup; left > 0; ) {
+    const inputs = options.prepare(Math.min(left, options.batch));
+    for (const input of inputs) last = options.run(input);
+    left -= inputs.length;
+  }
+  const times = new Float64Array(options.samples);
+  let at = 0;
+  while (at < options.samples) {
+    const inputs = options.prepare(Math.min(options.samples - at, options.batch));
+    gc?.();
+    for (let i = 0; i < inputs.length; i++) {
+      const input = inputs[i];
+      const t0 = process.hrtime.bigint();
+      last = options.run(input);
+      const t1 = process.hrtime.bigint();
+      times[at++] = Number(t1 - t0);
+    }
+    options.onBatch?.(inputs.length);
+  }
+  return { times, last };
+}
+
+/** What an empty timed region costs: two hrtime.bigint() calls and the subtraction. */
+export function timerOverhead(samples = 100_000): number {
+  const times = new Float64Array(samples);
+  for (let i = 0; i < samples; i++) {
+    const t0 = process.hrtime.bigint();
+    const t1 = process.hrtime.bigint();
+    times[i] = Number(t1 - t0);
+  }
+  times.sort();
+  return times[samples >> 1];
+}
