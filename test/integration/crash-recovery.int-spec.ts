@@ -27,7 +27,7 @@ describe('crash recovery during a 20-node scale-out (RabbitMQ + PostgreSQL)', ()
     const simPort = await freePort();
     const apiPort = await freePort();
     simUrl = `http://127.0.0.1:${simPort}`;
-    sim = new ServiceProcess('nova-simulator', 'apps/nova-simulator/main.js', {
+    sim = new ServiceProcess('nova-simulator', 'apps/nova-simulator/src/main.js', {
       SIMULATOR_PORT: String(simPort),
       SIMULATOR_BUILD_DELAY_MS: '1500',
       LOG_LEVEL: 'warn',
@@ -49,9 +49,9 @@ describe('crash recovery during a 20-node scale-out (RabbitMQ + PostgreSQL)', ()
       TRELLIS_WORKER_CONCURRENCY: '2',
       LOG_LEVEL: 'info',
     };
-    gateway = new ServiceProcess('gateway', 'apps/gateway/main.js', env).start();
-    engine = new ServiceProcess('policy-engine', 'apps/policy-engine/main.js', env).start();
-    worker = new ServiceProcess('nova-worker', 'apps/nova-worker/main.js', env).start();
+    gateway = new ServiceProcess('gateway', 'apps/gateway/src/main.js', env).start();
+    engine = new ServiceProcess('policy-engine', 'apps/policy-engine/src/main.js', env).start();
+    worker = new ServiceProcess('nova-worker', 'apps/nova-worker/src/main.js', env).start();
     const url = `http://127.0.0.1:${apiPort}`;
     await waitFor('the gateway', async () => (await fetch(`${url}/`)).status === 300, 60_000);
     api = new ApiClient(url, await keystoneToken(`${simUrl}/identity/v3`, { name: 'demo', password: 'demo', project: 'demo' }));
@@ -94,7 +94,7 @@ describe('crash recovery during a 20-node scale-out (RabbitMQ + PostgreSQL)', ()
     await waitFor('the first servers', async () => (await serversOf(clusterId)).length >= 1);
     await engine.kill();
     await new Promise((r) => setTimeout(r, 2000));
-    engine = new ServiceProcess('policy-engine', 'apps/policy-engine/main.js', env).start();
+    engine = new ServiceProcess('policy-engine', 'apps/policy-engine/src/main.js', env).start();
     await expectExactly20(clusterId, actionId);
   });
 
@@ -117,7 +117,7 @@ describe('crash recovery during a 20-node scale-out (RabbitMQ + PostgreSQL)', ()
     await fetch(`${simUrl}/_sim/faults`, { method: 'DELETE' });
     const before = (await serversOf(clusterId)).length;
     expect(before).toBeLessThan(20);
-    worker = new ServiceProcess('nova-worker', 'apps/nova-worker/main.js', env).start();
+    worker = new ServiceProcess('nova-worker', 'apps/nova-worker/src/main.js', env).start();
     await expectExactly20(clusterId, actionId);
   });
 });

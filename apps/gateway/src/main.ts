@@ -1,9 +1,8 @@
 import 'reflect-metadata';
-import { ConfigError, createLogger, errorMessage, loadConfig, usesSimulator } from '@trellis/common';
-import { createMessageBus } from '@trellis/messaging';
+import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
 import { createTokenValidator } from '@trellis/nova';
-import { OutboxRelay, openDatabase } from '@trellis/persistence';
 import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
+import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startGateway } from './bootstrap';
 
 /**
@@ -22,42 +21,20 @@ async function main(): Promise<void> {
   const tokenValidator = createTokenValidator(config.openstack);
   const registry = PolicyRegistry.withBuiltins();
   loadPolicyPlugins(registry, config.engine.plugins);
-  const db = await openDatabase(config.database, logger.child({ component: 'persistence' }));
-  const bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit, connectionName: 'trellis-gateway' }, logger);
-  await bus.start();
-  const relay = new OutboxRelay(db.dataSource, (m) => bus.publish(m), { batchSize: 100, pollIntervalMs: 1000, logger });
-  relay.start();
+  const infra = await openInfrastructure(config, logger);
   const gateway = await startGateway({
     config,
-    dataSource: db.dataSource,
-    bus,
+    dataSource: infra.database.dataSource,
+    bus: infra.bus,
     tokenValidator,
     registry,
-    onOutboxWritten: () => relay.kick(),
+    onOutboxWritten: infra.kick,
     logger,
   });
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info('shutting down', { signal });
-    try {
-      await gateway.close();
-      await relay.stop();
-      await bus.close();
-      await db.close();
-      process.exit(0);
-    } catch (e) {
-      logger.error('shutdown failed', { error: errorMessage(e) });
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  onShutdownSignal(logger, async () => {
+    await gateway.close();
+    await infra.close();
+  });
 }
 
-main().catch((e) => {
-  process.stderr.write(`${e instanceof ConfigError ? e.message : (e as Error)?.stack ?? String(e)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartupError(createLogger('gateway'), 'gateway'));

@@ -125,7 +125,7 @@ describe('role anti-affinity attach', () => {
     );
     expect(out.ok).toBe(true);
     expect(out.cloud_changes).toEqual([{ op: 'create_server_group', id: 'new-server_group-1', name: 'web-aa-2', policy: 'soft-anti-affinity', rules: null }]);
-    expect((out.binding_data as any).RoleAntiAffinityPolicy.data.groups).toEqual([
+    expect((out.binding_data as { RoleAntiAffinityPolicy: { data: { groups: unknown[] } } }).RoleAntiAffinityPolicy.data.groups).toEqual([
       { id: 'g-old', name: 'web-aa-1', created: false },
       { id: 'new-server_group-1', name: 'web-aa-2', created: true },
     ]);
@@ -294,9 +294,10 @@ describe('role anti-affinity pre_op', () => {
       { id: 'n2', status: 'ACTIVE', data: { placement: { zone: 'az1', servergroup: 'g2' } } },
       { id: 'n3', status: 'ACTIVE', data: { placement: { zone: 'az2', servergroup: 'g1' } } },
     ];
+    // The engine lays creation.zones out in the plan's order (az1 once, then az2 twice).
     const expected = [
-      { index: 0, placement: { zone: 'az2', servergroup: 'g2' } },
-      { index: 1, placement: { zone: 'az1', servergroup: 'g1' } },
+      { index: 0, placement: { zone: 'az1', servergroup: 'g2' } },
+      { index: 1, placement: { zone: 'az2', servergroup: 'g1' } },
       { index: 2, placement: { zone: 'az2', servergroup: 'g2' } },
     ];
     for (const [first, second] of [
