@@ -40,6 +40,7 @@ export async function startEmbedded(config: TrellisConfig, logger: Logger = crea
         demoPassword: config.simulator.demoPassword,
         adminPassword: config.simulator.adminPassword,
         topology: config.simulator.topologyFile ? await readTopology(config.simulator.topologyFile) : undefined,
+        clusteringUrl: clusteringUrl(config) ?? undefined,
       });
       closers.push(() => simulator!.close());
       // The worker and the gateway talk to the simulator exactly as they would to a real cloud.
@@ -80,6 +81,17 @@ export async function startEmbedded(config: TrellisConfig, logger: Logger = crea
     await close();
     throw e;
   }
+}
+
+/**
+ * Where the simulator's catalog says Senlin is, so `openstack cluster ...` finds the gateway. The
+ * simulator starts first, so this is only known up front: the public URL, or a fixed port.
+ */
+function clusteringUrl(config: TrellisConfig): string | null {
+  if (config.http.publicUrl) return config.http.publicUrl;
+  if (config.http.port === 0) return null;
+  const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
 }
 
 async function readTopology(file: string) {

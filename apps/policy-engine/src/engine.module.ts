@@ -9,9 +9,9 @@ import {
 import { Queues } from '@trellis/contracts';
 import type { Logger, TrellisConfig } from '@trellis/common';
 import type { ConsumerHandle, MessageBus } from '@trellis/messaging';
-import { evaluate, type PolicyRegistry } from '@trellis/policies';
+import type { PolicyRegistry } from '@trellis/policies';
 import type { DataSource } from 'typeorm';
-import type { Evaluator } from './actions/decide-action';
+import { createEvaluator } from '@trellis/decisions';
 import { RunActionUseCase } from './actions/run-action.usecase';
 import { EngineHandlers } from './messages/engine.handlers';
 import { ApplyWorkResultUseCase } from './results/apply-work-result.usecase';
@@ -58,10 +58,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
 @Module({})
 export class EngineModule {
   static forRoot(deps: EngineDeps): DynamicModule {
-    const evaluator: Evaluator = {
-      evaluate: (input, options) => evaluate(input, { registry: deps.registry, newId: options.newId }),
-      priorityOf: (typeName) => deps.registry.get(typeName).meta.priority,
-    };
+    const evaluator = createEvaluator(deps.registry);
     const log = deps.logger;
     return {
       module: EngineModule,

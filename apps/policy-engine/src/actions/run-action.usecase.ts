@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   type ActionRequestedMessage,
   Exchanges,
@@ -19,9 +19,9 @@ import {
   row,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
-import { decideAction, type Decision, type Evaluator, type IdSource } from './decide-action';
-import { needsNova, type EnginePlan } from './engine-plan';
-import { loadSnapshot } from '../snapshot/load-snapshot';
+import { decideAction, defaultIds, type Decision, type Evaluator, type IdSource } from '@trellis/decisions';
+import { needsNova, type EnginePlan } from '@trellis/decisions';
+import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
@@ -39,11 +39,6 @@ export type RunActionResult =
   | { kind: 'reordered' }
   | { kind: 'finished'; status: string; reason: string }
   | { kind: 'ordered'; creates: number; deletes: number };
-
-export const defaultIds: IdSource = {
-  uuid: () => randomUUID(),
-  nodeName: () => `node-${randomBytes(4).toString('hex')}`,
-};
 
 /**
  * Runs the policy chain for one action and commits, in ONE transaction, everything that follows

@@ -8,10 +8,9 @@ import {
   markProcessed,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { Evaluator } from '../actions/decide-action';
-import type { EnginePlan } from '../actions/engine-plan';
-import { defaultIds } from '../actions/run-action.usecase';
-import { loadSnapshot } from '../snapshot/load-snapshot';
+import { defaultIds, type Evaluator } from '@trellis/decisions';
+import type { EnginePlan } from '@trellis/decisions';
+import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from './finish-action';
 
 export const ENGINE_RESULTS_CONSUMER = 'policy-engine.results';

@@ -10,7 +10,7 @@ import {
   row,
 } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
-import type { EnginePlan } from '../actions/engine-plan';
+import type { EnginePlan } from '@trellis/decisions';
 
 export interface Finish {
   status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED';

@@ -161,9 +161,12 @@ function pluginFiles(specifier: string): string[] {
     return [require.resolve(specifier, { paths: [process.cwd()] })];
   }
   if (!stat.isDirectory()) return [resolved];
-  return fs
+  const files = fs
     .readdirSync(resolved)
     .filter((f) => f.endsWith('.js'))
     .sort()
     .map((f) => path.join(resolved, f));
+  // A folder with nothing to load is a mistake (the TypeScript sources, or an unbuilt dist/)
+  if (files.length === 0) throw new Error(`Policy plugin folder ${resolved} holds no .js module (is it built?)`);
+  return files;
 }

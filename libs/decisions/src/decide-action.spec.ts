@@ -1,13 +1,10 @@
-import { PolicyRegistry, evaluate } from '@trellis/policies';
+import { PolicyRegistry } from '@trellis/policies';
 import type { ActionEntity } from '@trellis/persistence';
-import { decideAction, type Evaluator, type IdSource } from './decide-action';
-import type { Snapshot, SnapshotNode } from '../snapshot/load-snapshot';
+import { createEvaluator, decideAction, type IdSource } from './decide-action';
+import type { Snapshot, SnapshotNode } from './load-snapshot';
 
 const registry = PolicyRegistry.withBuiltins();
-const evaluator: Evaluator = {
-  evaluate: (input, options) => evaluate(input, { registry, newId: options.newId }),
-  priorityOf: (t) => registry.get(t).meta.priority,
-};
+const evaluator = createEvaluator(registry);
 
 function ids(): IdSource {
   let n = 0;
@@ -26,6 +23,7 @@ const node = (id: string, zone: string, created: string): SnapshotNode => ({
   profile_created_at: '2026-01-01T00:00:00.000Z',
   tainted: false,
   data: { placement: { zone } },
+  metadata: {},
   physical_id: `server-${id}`,
   server: { availability_zone: zone, host: null },
 });

@@ -38,6 +38,8 @@ export interface SnapshotNode {
   profile_created_at: string | null;
   tainted: boolean;
   data: Record<string, unknown>;
+  /** the node's own metadata (e.g. `roles`), which wins over the profile's */
+  metadata: Record<string, unknown>;
   physical_id: string | null;
   server: { availability_zone: string | null; host: string | null };
 }
@@ -72,7 +74,7 @@ export async function loadCluster(m: EntityManager, clusterId: string): Promise<
   const c = rows[0];
   // One query, only the columns a policy looks at: this load sits on every decision's path.
   const nodes: Array<Record<string, any>> = await m.query(
-    `SELECT n.id, n.name, n.index, n.status, n.created_at, n.tainted, n.data, n.physical_id, p.created_at AS profile_created_at
+    `SELECT n.id, n.name, n.index, n.status, n.created_at, n.tainted, n.data, n.metadata, n.physical_id, p.created_at AS profile_created_at
        FROM nodes n JOIN profiles p ON p.id = n.profile_id
       WHERE n.cluster_id = $1 ORDER BY n.index`,
     [clusterId],
@@ -96,6 +98,7 @@ export async function loadCluster(m: EntityManager, clusterId: string): Promise<
         profile_created_at: iso(n.profile_created_at),
         tainted: n.tainted,
         data: n.data ?? {},
+        metadata: n.metadata ?? {},
         physical_id: n.physical_id,
         server: {
           availability_zone: typeof placement.zone === 'string' ? placement.zone : null,

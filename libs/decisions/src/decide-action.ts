@@ -1,7 +1,8 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ActionEntity } from '@trellis/persistence';
-import type { EnginePlan as PolicyPlan, EvaluationInput, EvaluationOutput } from '@trellis/policies';
+import { evaluate, type EnginePlan as PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
 import { emptyPlan, type EnginePlan } from './engine-plan';
-import type { Snapshot, SnapshotPolicy } from '../snapshot/load-snapshot';
+import type { Snapshot, SnapshotPolicy } from './load-snapshot';
 
 /** The policy framework as the engine uses it (libs/policies, with the registry of this process). */
 export interface Evaluator {
@@ -24,6 +25,12 @@ export interface IdSource {
   uuid(): string;
   nodeName(): string;
 }
+
+/** Random ids: UUIDs, and Senlin's default node names `node-<8 hex>`. */
+export const defaultIds: IdSource = {
+  uuid: () => randomUUID(),
+  nodeName: () => `node-${randomBytes(4).toString('hex')}`,
+};
 
 const SUCCESS: Record<string, string> = {
   CLUSTER_CREATE: 'Cluster creation succeeded.',
@@ -182,3 +189,11 @@ function outputOf(out: EvaluationOutput): Record<string, unknown> {
 }
 
 export type { SnapshotPolicy };
+
+/** The evaluator over a registry: the built-in policy types plus the plugins this process loaded. */
+export function createEvaluator(registry: PolicyRegistry): Evaluator {
+  return {
+    evaluate: (input, options) => evaluate(input, { registry, newId: options.newId }),
+    priorityOf: (typeName) => registry.get(typeName).meta.priority,
+  };
+}

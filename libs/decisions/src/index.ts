@@ -1,0 +1,3 @@
+export * from './load-snapshot';
+export * from './decide-action';
+export * from './engine-plan';
