@@ -3,22 +3,21 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trellis/common';
+import { Queues } from '@trellis/contracts';
+import type { ConsumerHandle } from '@trellis/messaging/bus.port';
 import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware';
 import { writeError } from './core/senlin-exception.filter';
+import { sortKeys } from './core/sorted-json';
 import type { HttpRequest, HttpResponse, NextFn } from './core/http.types';
 import { GatewayModule, gatewayLogger, type GatewayDeps } from './gateway.module';
 import { setupOpenApi } from './openapi/openapi';
+import { RpcServer } from './rpc/rpc-server';
+
+/** RPC requests one gateway handles at once unless GatewayDeps.rpc says otherwise. */
+export const DEFAULT_RPC_PREFETCH = 16;
 
 /** Senlin's max_json_body_size default. */
 const MAX_BODY = 1024 * 1024;
-
-/** Senlin serialised JSON with sorted keys; clients diffing responses rely on stable output. */
-function sortKeys(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const k of Object.keys(value as object).sort()) sorted[k] = (value as Record<string, unknown>)[k];
-  return sorted;
-}
 
 /**
  * What an app built from GatewayModule needs besides the module: a JSON body parser whose errors
@@ -43,6 +42,8 @@ export interface RunningGateway {
   app: INestApplication;
   /** `http://host:port` the gateway listens on */
   url: string;
+  /** the RPC consumer on `trellis.gateway.rpc`, null when `deps.rpc` is false */
+  rpc: ConsumerHandle | null;
   close(): Promise<void>;
 }
 
@@ -58,8 +59,26 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   const address = app.getHttpServer().address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  logger.info('gateway listening', { url });
-  return { app, url, close: () => app.close() };
+  let rpc: ConsumerHandle | null = null;
+  if (deps.rpc !== false) {
+    try {
+      rpc = await app.get(RpcServer).serve(deps.bus, { baseUrl: url, prefetch: deps.rpc?.prefetch ?? DEFAULT_RPC_PREFETCH });
+    } catch (e) {
+      await app.close();
+      throw e;
+    }
+  }
+  logger.info('gateway listening', { url, rpc: rpc ? Queues.gatewayRpc : null });
+  return {
+    app,
+    url,
+    rpc,
+    close: async () => {
+      // RPC first: requests already taken finish (and are acked) while the database is still open.
+      await rpc?.cancel();
+      await app.close();
+    },
+  };
 }
 
 function nestLogger(logger: Logger): LoggerService {

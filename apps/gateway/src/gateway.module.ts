@@ -26,7 +26,10 @@ import { PolicyTypesController } from './policies/policy-types.controller';
 import { ProfileTypesController } from './profiles/profile-types.controller';
 import { ProfilesController } from './profiles/profiles.controller';
 import { ProfilesService } from './profiles/profiles.service';
+import { RpcServer } from './rpc/rpc-server';
 import { VersionsController } from './versions/versions.controller';
+import { DecisionsController } from './decisions/decisions.controller';
+import { DecisionsService } from './decisions/decisions.service';
 
 export interface GatewayDeps {
   config: TrellisConfig;
@@ -40,6 +43,11 @@ export interface GatewayDeps {
   logger?: Logger;
   /** Senlin's limits; defaults are Senlin's (1000 nodes per cluster, 100 clusters per project, 3600 s) */
   limits?: Partial<Omit<GatewayConfig, 'publicUrl'>>;
+  /**
+   * The RPC transport on `trellis.gateway.rpc` (every REST operation as a message pattern); on by
+   * default, `false` for an HTTP-only gateway. `prefetch`: requests handled at once (default 16).
+   */
+  rpc?: { prefetch?: number } | false;
 }
 
 export function gatewayLogger(deps: GatewayDeps): Logger {
@@ -63,12 +71,14 @@ export class GatewayModule implements NestModule {
       { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
       UnitOfWork,
       ActionSubmitter,
+      DecisionsService,
       ProfilesService,
       ClustersService,
       ClusterActionsService,
       NodesService,
       ActionsService,
       PoliciesService,
+      RpcServer,
     ];
     return {
       module: GatewayModule,
@@ -83,6 +93,7 @@ export class GatewayModule implements NestModule {
         NodesController,
         ActionsController,
         EventsController,
+        DecisionsController,
       ],
       providers,
     };

@@ -131,6 +131,13 @@ export async function loadBindings(m: EntityManager, clusterId: string): Promise
   }));
 }
 
+async function loadPolicy(m: EntityManager, policyId: string): Promise<SnapshotPolicy | null> {
+  const rows: Array<Record<string, any>> = await m.query(`SELECT id, name, type, spec FROM policies WHERE id = $1`, [policyId]);
+  if (!rows.length) return null;
+  const r = rows[0];
+  return { id: r.id, name: r.name, type: r.type, spec: r.spec, enabled: true, binding_id: null, attached_at: null, binding_data: {}, last_op: null };
+}
+
 export async function loadCloud(m: EntityManager): Promise<Snapshot['cloud']> {
   const rows: Array<{ kind: string; data: { items?: unknown[] } }> = await m.query(`SELECT kind, data FROM cloud_facts`);
   const items = (kind: string) => rows.find((r) => r.kind === kind)?.data?.items ?? [];
@@ -151,6 +158,11 @@ export async function loadSnapshot(
   const [cluster, policies, cloud] = clusterId
     ? [await loadCluster(m, clusterId), await loadBindings(m, clusterId), await loadCloud(m)]
     : [null, [], await loadCloud(m)];
+  if (action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string') {
+    // the policy being attached is not bound yet: it joins the snapshot without a binding
+    const attaching = await loadPolicy(m, action.inputs.policy_id);
+    if (attaching && !policies.some((p) => p.id === attaching.id)) policies.push(attaching);
+  }
   return {
     hook,
     policies,

@@ -3,6 +3,7 @@ import { badRequest, conflict } from '@trellis/common';
 import { ClusterEntity, ClusterPolicyEntity, NodeEntity, PolicyEntity, ProfileEntity } from '@trellis/persistence/entities';
 import type { ClusterActionName } from '@trellis/contracts';
 import { ActionSubmitter } from '../actions/action-submitter';
+import { DecisionsService } from '../decisions/decisions.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
 import { ADJUSTMENT_TYPES, CHANGE_IN_PERCENTAGE, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
@@ -40,7 +41,27 @@ export class ClusterActionsService {
     private readonly uow: UnitOfWork,
     private readonly submitter: ActionSubmitter,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly decisions: DecisionsService,
   ) {}
+
+  /**
+   * `?dry_run=true`: the same request checks, then the decision the engine would make — plan and
+   * trace — without storing an action or touching Nova.
+   */
+  async dryRun(req: ApiRequest, identity: string, body: unknown) {
+    const [key, data] = pickAction(body);
+    return this.uow.run(async (tx) => {
+      const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
+      const planned = await this.plan(tx, req, cluster, identity, key, data);
+      return this.decisions.dryRun(tx.manager, req, {
+        action: planned.action,
+        target: cluster.id,
+        clusterId: cluster.id,
+        inputs: planned.inputs,
+        timeout: cluster.timeout,
+      });
+    });
+  }
 
   async perform(req: ApiRequest, identity: string, body: unknown): Promise<string> {
     const [key, data] = pickAction(body);

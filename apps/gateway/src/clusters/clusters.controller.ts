@@ -1,3 +1,4 @@
+import { badRequest } from '@trellis/common';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { setActionLocation } from '../core/accepted';
@@ -65,9 +66,23 @@ export class ClustersController {
     @Param('cluster_id') id: string,
     @Body() body: unknown,
     @Res({ passthrough: true }) res: HttpResponse,
+    @Query('dry_run') dryRun?: string,
   ) {
+    if (parseDryRun(dryRun)) {
+      res.status(200);
+      return this.actions.dryRun(req, id, body);
+    }
     const actionId = await this.actions.perform(req, id, body);
     setActionLocation(res, req, actionId);
     return { action: actionId };
   }
+}
+
+/** `dry_run` takes Senlin's boolean strings; anything else is a 400 naming the parameter. */
+function parseDryRun(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const v = value.toLowerCase();
+  if (['1', 't', 'true', 'y', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'f', 'false', 'n', 'no', 'off'].includes(v)) return false;
+  throw badRequest(`Invalid value '${value}' specified for 'dry_run'`);
 }

@@ -35,22 +35,26 @@ export class ApiGuard implements CanActivate {
     ctx.version = negotiateApiVersion(header(req, 'openstack-api-version'), header(req, 'accept'));
     res.setHeader(API_VERSION_HEADER, `${SERVICE_TYPE} ${ctx.version}`);
     res.append('Vary', API_VERSION_HEADER);
-    ctx.caller = await this.authenticate(header(req, 'x-auth-token'));
+    ctx.caller = await authenticate(this.tokens, header(req, 'x-auth-token'));
     return true;
   }
+}
 
-  private async authenticate(token: string | undefined): Promise<AuthContext> {
-    if (!token) throw new DomainError('UNAUTHORIZED', AUTH_REQUIRED, 'HTTPUnauthorized');
-    let caller: AuthContext | null;
-    try {
-      caller = await this.tokens.validate(token);
-    } catch (e) {
-      if (isDomainError(e)) throw e;
-      throw unavailable('The identity service could not validate the token.');
-    }
-    if (!caller) throw new DomainError('UNAUTHORIZED', AUTH_REQUIRED, 'HTTPUnauthorized');
-    return caller;
+/**
+ * The caller behind a Keystone token, for every transport (HTTP's X-Auth-Token, the RPC message's
+ * `token`): 401 without a token or for one Keystone refuses, 503 when Keystone cannot answer.
+ */
+export async function authenticate(tokens: TokenValidator, token: string | undefined): Promise<AuthContext> {
+  if (!token) throw new DomainError('UNAUTHORIZED', AUTH_REQUIRED, 'HTTPUnauthorized');
+  let caller: AuthContext | null;
+  try {
+    caller = await tokens.validate(token);
+  } catch (e) {
+    if (isDomainError(e)) throw e;
+    throw unavailable('The identity service could not validate the token.');
   }
+  if (!caller) throw new DomainError('UNAUTHORIZED', AUTH_REQUIRED, 'HTTPUnauthorized');
+  return caller;
 }
 
 function header(req: HttpRequest, name: string): string | undefined {

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { isDomainError, type Logger } from '@trellis/common';
-import { HTTP_TYPE, STATUS_OF, senlinErrorBody } from './error-body';
+import { HTTP_TYPE, STATUS_OF, senlinErrorBody, type SenlinErrorBody } from './error-body';
 import type { HttpRequest, HttpResponse } from './http.types';
 
 const ROUTE_NOT_FOUND = 'The resource could not be found.';
@@ -21,18 +21,25 @@ export class SenlinExceptionFilter implements ExceptionFilter {
 }
 
 export function writeError(exception: unknown, req: HttpRequest, res: HttpResponse, logger: Logger): void {
-  const { status, body } = describeError(exception, req, logger);
+  const { status, body } = describeError(exception, logger, { request_id: req.trellis?.requestId, method: req.method, path: req.path });
   if (res.headersSent) return;
   res.status(status).json(body);
 }
 
-function describeError(exception: unknown, req: HttpRequest, logger: Logger) {
-  const requestId = req.trellis?.requestId;
+/**
+ * The status and Senlin error body for anything thrown while serving a request, whatever the
+ * transport (HTTP here, RPC replies in rpc/). `context` goes into the log line of a 5xx.
+ */
+export function describeError(
+  exception: unknown,
+  logger: Logger,
+  context: { request_id?: string } & Record<string, unknown>,
+): { status: number; body: SenlinErrorBody } {
   if (isDomainError(exception)) {
     const status = STATUS_OF[exception.code];
     if (status >= 500) {
       const errorId = randomUUID();
-      logger.error('request failed', { error_id: errorId, request_id: requestId, type: exception.type, message: exception.message });
+      logger.error('request failed', { ...context, error_id: errorId, type: exception.type, message: exception.message });
       return { status, body: senlinErrorBody(status, exception.message, exception.type, errorId) };
     }
     return { status, body: senlinErrorBody(status, exception.message, exception.type) };
@@ -52,10 +59,8 @@ function describeError(exception: unknown, req: HttpRequest, logger: Logger) {
   }
   const errorId = randomUUID();
   logger.error('unexpected error', {
+    ...context,
     error_id: errorId,
-    request_id: requestId,
-    method: req.method,
-    path: req.path,
     error: exception instanceof Error ? exception.message : String(exception),
     stack: exception instanceof Error ? exception.stack : undefined,
   });

@@ -129,13 +129,19 @@ export class PoliciesService {
   }
 }
 
-/** The Nova facts the nova-worker last stored; a kind it has not stored yet stays absent. */
+/**
+ * The Nova facts the nova-worker last stored. It stores each kind as `{items}`, or `{items: [],
+ * error}` when Nova would not tell; a kind it has not stored or could not read stays absent, so a
+ * policy that needs it is refused with 503 rather than validated against an empty list.
+ */
 async function loadCloudFacts(manager: EntityManager): Promise<CloudFacts> {
   const rows = await manager.getRepository(CloudFactEntity).find();
   const facts: CloudFacts = {};
   for (const row of rows) {
-    if ((FACT_KINDS as readonly string[]).includes(row.kind)) {
-      (facts as Record<string, unknown>)[row.kind] = row.data;
+    if (!(FACT_KINDS as readonly string[]).includes(row.kind)) continue;
+    const data = row.data as { items?: unknown; error?: unknown } | null;
+    if (data && Array.isArray(data.items) && data.error === undefined) {
+      (facts as Record<string, unknown>)[row.kind] = data.items;
     }
   }
   return facts;

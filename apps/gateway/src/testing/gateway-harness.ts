@@ -102,6 +102,8 @@ export async function startGatewayHarness(
       registry: PolicyRegistry.withBuiltins(),
       onOutboxWritten: () => void nudges++,
       logger: options.logger ?? silentLogger,
+      // HTTP only: the RPC transport has its own tests on the in-memory bus (rpc/rpc-server.spec.ts)
+      rpc: false,
     });
   } catch (e) {
     await db.close();

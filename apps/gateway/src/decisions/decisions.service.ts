@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { badRequest, notFound } from '@trellis/common';
+import { createEvaluator, decideAction, defaultIds, loadSnapshot, type Evaluator } from '@trellis/decisions';
+import { ActionEntity, DecisionEntity } from '@trellis/persistence/entities';
+import { EvaluationInputError, evaluate, type PolicyRegistry } from '@trellis/policies';
+import type { EntityManager } from 'typeorm';
+import { POLICY_REGISTRY } from '../core/tokens';
+import type { ApiRequest } from '../core/request.decorators';
+import { UnitOfWork } from '../infra/unit-of-work';
+import { mustFind } from '../shared/lookup';
+
+export interface DraftAction {
+  action: string;
+  target: string;
+  clusterId: string | null;
+  inputs: Record<string, unknown>;
+  timeout: number;
+}
+
+/**
+ * Decisions made visible (decision 17): the stored record of an action's decision, a dry run of
+ * an action that is never stored, and the evaluation of a snapshot someone brings.
+ */
+@Injectable()
+export class DecisionsService {
+  private readonly evaluator: Evaluator;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    @Inject(POLICY_REGISTRY) private readonly registry: PolicyRegistry,
+  ) {
+    this.evaluator = createEvaluator(registry);
+  }
+
+  async decisionOf(req: ApiRequest, identity: string) {
+    const action = await mustFind(this.uow.manager, ActionEntity, 'action', identity, { project: req.caller.projectId });
+    const d = await this.uow.manager.getRepository(DecisionEntity).findOneBy({ action_id: action.id });
+    if (!d) throw notFound('decision of action', action.id);
+    return {
+      decision: {
+        action_id: d.action_id,
+        hook: d.hook,
+        created_at: d.created_at.toISOString(),
+        input: d.input,
+        output: d.output,
+        plan: d.plan,
+        trace: d.trace,
+      },
+    };
+  }
+
+  /**
+   * What the engine would decide for this action now, from the same snapshot it would load, with
+   * nothing stored and nothing sent to Nova.
+   */
+  async dryRun(manager: EntityManager, req: ApiRequest, draft: DraftAction) {
+    const now = new Date();
+    const action = manager.getRepository(ActionEntity).create({
+      id: randomUUID(),
+      name: 'dry_run',
+      action: draft.action,
+      target: draft.target,
+      cluster_id: draft.clusterId,
+      inputs: draft.inputs,
+      data: {},
+      timeout: draft.timeout,
+      project: req.caller.projectId,
+      user: req.caller.userId,
+    });
+    const snapshot = await loadSnapshot(manager, action, 'pre_op', now);
+    const d = decideAction(action, snapshot, this.evaluator, defaultIds);
+    return {
+      dry_run: true,
+      action: { action: draft.action, target: draft.target, inputs: draft.inputs },
+      decision: {
+        status: d.failure ? 'FAILED' : 'OK',
+        reason: d.failure ?? d.plan.success_reason,
+        hook: d.hook,
+        input: d.input,
+        output: d.output,
+        plan: d.plan,
+        trace: d.trace,
+      },
+    };
+  }
+
+  /** POST /v1/evaluations: `trellis evaluate` over HTTP. */
+  evaluate(body: unknown) {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw badRequest('The evaluation request must be a JSON object (a decision snapshot).');
+    }
+    try {
+      return evaluate(body as never, { registry: this.registry });
+    } catch (e) {
+      if (e instanceof EvaluationInputError) throw badRequest(e.message);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import { Allow, IsObject, IsOptional, IsString } from 'class-validator';
+import type { SenlinErrorBody } from '../core/error-body';
+
+/**
+ * An RPC request on `trellis.gateway.rpc` (exchange `trellis.rpc`, routing key `rpc.request`). The
+ * AMQP `type` property names the pattern (`cluster.scale_out`); the body is this JSON object.
+ */
+export class RpcRequestMessage {
+  /** a Keystone token, as REST's X-Auth-Token; the project comes from it */
+  @IsOptional()
+  @IsString()
+  token?: string;
+
+  /** the clustering microversion (`1.14`, `latest`); 1.0 when absent, as in REST */
+  @IsOptional()
+  @IsString()
+  microversion?: string;
+
+  /** path parameters (`cluster_id`) and, for calls that read one, the REST query string */
+  @IsOptional()
+  @IsObject()
+  params?: Record<string, unknown>;
+
+  /** the REST request body */
+  @Allow()
+  body?: unknown;
+}
+
+export const RPC_REQUEST_KEYS: readonly string[] = ['token', 'microversion', 'params', 'body'];
+
+/** Reply headers, named as REST's response headers (lower case). */
+export interface RpcReplyHeaders {
+  'x-openstack-request-id': string;
+  /** `clustering <version>`, absent when the request failed before the version was known */
+  'openstack-api-version'?: string;
+  /** the action to poll, on 202 replies */
+  location?: string;
+}
+
+export interface RpcSuccessReply {
+  /** the HTTP status REST answers with (200, 201, 202, 204) */
+  status: number;
+  /** the JSON body REST answers with (`null` for 204 and for deletes) */
+  body: unknown;
+  /** set when the call started an action: it is committed (with its outbox row) before this reply */
+  action_id?: string;
+  headers: RpcReplyHeaders;
+}
+
+export interface RpcErrorReply {
+  status: number;
+  /** Senlin's error object, as in REST's error body */
+  error: SenlinErrorBody['error'];
+  headers: RpcReplyHeaders;
+}
+
+export type RpcReply = RpcSuccessReply | RpcErrorReply;

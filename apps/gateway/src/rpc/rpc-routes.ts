@@ -1,0 +1,270 @@
+import { ActionsService } from '../actions/actions.service';
+import { ClusterActionsService } from '../clusters/cluster-actions.service';
+import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
+import { ClustersService } from '../clusters/clusters.service';
+import type { ApiRequest } from '../core/request.decorators';
+import { EventsController } from '../events/events.controller';
+import { NodesService } from '../nodes/nodes.service';
+import { PoliciesService } from '../policies/policies.service';
+import { PolicyTypesController } from '../policies/policy-types.controller';
+import { ProfileTypesController } from '../profiles/profile-types.controller';
+import { ProfilesService } from '../profiles/profiles.service';
+
+/** One RPC request after the envelope, the microversion and the token were checked. */
+export interface RpcCall {
+  req: ApiRequest;
+  /** the path parameters the route names, as non-empty strings */
+  path: Record<string, string>;
+  /** every other parameter, as the REST query string would carry it */
+  query: Record<string, string | string[]>;
+  body: unknown;
+}
+
+export interface RpcResult {
+  /** the status the REST call answers with */
+  status: number;
+  /** the REST response body (`null` where REST sends the JSON document `null` or nothing) */
+  body: unknown;
+  /** set by operations that start an action: the action is committed when the result exists */
+  actionId?: string;
+}
+
+export interface RpcRoute {
+  /** the REST call this pattern stands for, for documentation and error messages */
+  rest: string;
+  /** path parameters, required in `params` */
+  path: readonly string[];
+  /** whether the REST call reads its query string; other routes refuse extra parameters */
+  query: boolean;
+  /** whether the REST call takes a JSON body; other routes refuse one */
+  body: boolean;
+  run(call: RpcCall): Promise<RpcResult>;
+}
+
+/** What the routes call: the REST layer's services, or its controllers where the logic lives there. */
+export interface RpcTargets {
+  profiles: ProfilesService;
+  profileTypes: ProfileTypesController;
+  policies: PoliciesService;
+  policyTypes: PolicyTypesController;
+  clusters: ClustersService;
+  clusterActions: ClusterActionsService;
+  clusterPolicies: ClusterPoliciesController;
+  nodes: NodesService;
+  actions: ActionsService;
+  events: EventsController;
+}
+
+/** The REST `POST /v1/clusters/{id}/actions` keys, each its own pattern `cluster.<key>`. */
+export const CLUSTER_ACTION_KEYS = [
+  'scale_out',
+  'scale_in',
+  'resize',
+  'policy_attach',
+  'policy_detach',
+  'policy_update',
+  'add_nodes',
+  'del_nodes',
+  'check',
+] as const;
+
+const ok = (body: unknown): RpcResult => ({ status: 200, body });
+const created = (body: unknown): RpcResult => ({ status: 201, body });
+const noContent = (): RpcResult => ({ status: 204, body: null });
+const accepted = (body: unknown, actionId: string): RpcResult => ({ status: 202, body, actionId });
+
+type RouteSpec = Omit<RpcRoute, 'path' | 'query' | 'body'> & Partial<Pick<RpcRoute, 'path' | 'query' | 'body'>>;
+const route = (spec: RouteSpec): RpcRoute => ({ path: [], query: false, body: false, ...spec });
+
+/**
+ * The cluster action's parameters: the pattern names the action, so the body is what REST nests
+ * under its key (`{"count": 2}`); the whole REST body (`{"scale_out": {"count": 2}}`) is accepted too.
+ */
+export function clusterActionBody(key: string, body: unknown): Record<string, unknown> {
+  const isMap = typeof body === 'object' && body !== null && !Array.isArray(body);
+  if (isMap && Object.keys(body).length === 1 && key in body) return body as Record<string, unknown>;
+  return { [key]: body === undefined ? null : body };
+}
+
+/**
+ * Every REST operation as a message pattern `<resource>.<verb>`. Each route calls exactly what the
+ * REST controller calls, so validation, errors and response bodies are the REST ones.
+ */
+export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
+  const routes: Record<string, RpcRoute> = {
+    'profile_type.list': route({ rest: 'GET /v1/profile-types', run: async ({ req }) => ok(t.profileTypes.list(req)) }),
+    'profile_type.show': route({
+      rest: 'GET /v1/profile-types/{type_name}',
+      path: ['type_name'],
+      run: async ({ req, path }) => ok(t.profileTypes.show(req, path.type_name)),
+    }),
+    'profile_type.ops': route({
+      rest: 'GET /v1/profile-types/{type_name}/ops',
+      path: ['type_name'],
+      run: async ({ req, path }) => ok(t.profileTypes.ops(req, path.type_name)),
+    }),
+
+    'profile.create': route({ rest: 'POST /v1/profiles', body: true, run: async ({ req, body }) => created(await t.profiles.create(req, body)) }),
+    'profile.list': route({ rest: 'GET /v1/profiles', query: true, run: async ({ req, query }) => ok(await t.profiles.list(req, query)) }),
+    'profile.show': route({
+      rest: 'GET /v1/profiles/{profile_id}',
+      path: ['profile_id'],
+      run: async ({ req, path }) => ok(await t.profiles.get(req, path.profile_id)),
+    }),
+    'profile.update': route({
+      rest: 'PATCH /v1/profiles/{profile_id}',
+      path: ['profile_id'],
+      body: true,
+      run: async ({ req, path, body }) => ok(await t.profiles.update(req, path.profile_id, body)),
+    }),
+    'profile.delete': route({
+      rest: 'DELETE /v1/profiles/{profile_id}',
+      path: ['profile_id'],
+      run: async ({ req, path }) => (await t.profiles.remove(req, path.profile_id), noContent()),
+    }),
+    'profile.validate': route({
+      rest: 'POST /v1/profiles/validate',
+      body: true,
+      run: async ({ req, body }) => ok(await t.profiles.validate(req, body)),
+    }),
+
+    'policy_type.list': route({ rest: 'GET /v1/policy-types', run: async ({ req }) => ok(t.policyTypes.list(req)) }),
+    'policy_type.show': route({
+      rest: 'GET /v1/policy-types/{type_name}',
+      path: ['type_name'],
+      run: async ({ req, path }) => ok(t.policyTypes.show(req, path.type_name)),
+    }),
+
+    'policy.create': route({ rest: 'POST /v1/policies', body: true, run: async ({ req, body }) => created(await t.policies.create(req, body)) }),
+    'policy.list': route({ rest: 'GET /v1/policies', query: true, run: async ({ req, query }) => ok(await t.policies.list(req, query)) }),
+    'policy.show': route({
+      rest: 'GET /v1/policies/{policy_id}',
+      path: ['policy_id'],
+      run: async ({ req, path }) => ok(await t.policies.get(req, path.policy_id)),
+    }),
+    'policy.update': route({
+      rest: 'PATCH /v1/policies/{policy_id}',
+      path: ['policy_id'],
+      body: true,
+      run: async ({ req, path, body }) => ok(await t.policies.update(req, path.policy_id, body)),
+    }),
+    'policy.delete': route({
+      rest: 'DELETE /v1/policies/{policy_id}',
+      path: ['policy_id'],
+      run: async ({ req, path }) => (await t.policies.remove(req, path.policy_id), noContent()),
+    }),
+    'policy.validate': route({
+      rest: 'POST /v1/policies/validate',
+      body: true,
+      run: async ({ req, body }) => ok(await t.policies.validateOnly(req, body)),
+    }),
+
+    'cluster.create': route({
+      rest: 'POST /v1/clusters',
+      body: true,
+      run: async ({ req, body }) => {
+        const a = await t.clusters.create(req, body);
+        return accepted(a.body, a.actionId);
+      },
+    }),
+    'cluster.list': route({ rest: 'GET /v1/clusters', query: true, run: async ({ req, query }) => ok(await t.clusters.list(req, query)) }),
+    'cluster.show': route({
+      rest: 'GET /v1/clusters/{cluster_id}',
+      path: ['cluster_id'],
+      run: async ({ req, path }) => ok(await t.clusters.get(req, path.cluster_id)),
+    }),
+    'cluster.update': route({
+      rest: 'PATCH /v1/clusters/{cluster_id}',
+      path: ['cluster_id'],
+      body: true,
+      run: async ({ req, path, body }) => {
+        const a = await t.clusters.update(req, path.cluster_id, body);
+        return accepted(a.body, a.actionId);
+      },
+    }),
+    'cluster.delete': route({
+      rest: 'DELETE /v1/clusters/{cluster_id}',
+      path: ['cluster_id'],
+      query: true,
+      run: async ({ req, path, query }) => accepted(null, await t.clusters.remove(req, path.cluster_id, query)),
+    }),
+
+    'cluster_policy.list': route({
+      rest: 'GET /v1/clusters/{cluster_id}/policies',
+      path: ['cluster_id'],
+      query: true,
+      run: async ({ req, path, query }) => ok(await t.clusterPolicies.list(req, path.cluster_id, query)),
+    }),
+    'cluster_policy.show': route({
+      rest: 'GET /v1/clusters/{cluster_id}/policies/{policy_id}',
+      path: ['cluster_id', 'policy_id'],
+      run: async ({ req, path }) => ok(await t.clusterPolicies.show(req, path.cluster_id, path.policy_id)),
+    }),
+
+    'node.create': route({
+      rest: 'POST /v1/nodes',
+      body: true,
+      run: async ({ req, body }) => {
+        const a = await t.nodes.create(req, body);
+        return accepted(a.body, a.actionId);
+      },
+    }),
+    'node.list': route({ rest: 'GET /v1/nodes', query: true, run: async ({ req, query }) => ok(await t.nodes.list(req, query)) }),
+    'node.show': route({
+      rest: 'GET /v1/nodes/{node_id}',
+      path: ['node_id'],
+      query: true,
+      run: async ({ req, path, query }) => ok(await t.nodes.get(req, path.node_id, query)),
+    }),
+    'node.update': route({
+      rest: 'PATCH /v1/nodes/{node_id}',
+      path: ['node_id'],
+      body: true,
+      run: async ({ req, path, body }) => {
+        const a = await t.nodes.update(req, path.node_id, body);
+        return accepted(a.body, a.actionId);
+      },
+    }),
+    'node.delete': route({
+      rest: 'DELETE /v1/nodes/{node_id}',
+      path: ['node_id'],
+      query: true,
+      run: async ({ req, path, query }) => accepted(null, await t.nodes.remove(req, path.node_id, query)),
+    }),
+
+    'action.list': route({ rest: 'GET /v1/actions', query: true, run: async ({ req, query }) => ok(await t.actions.list(req, query)) }),
+    'action.show': route({
+      rest: 'GET /v1/actions/{action_id}',
+      path: ['action_id'],
+      run: async ({ req, path }) => ok(await t.actions.get(req, path.action_id)),
+    }),
+    'action.replay': route({
+      rest: 'POST /v1/actions/{action_id}/replay',
+      path: ['action_id'],
+      body: true,
+      run: async ({ req, path, body }) => {
+        const replayed = await t.actions.replay(req, path.action_id, body);
+        return accepted(replayed.body, replayed.id);
+      },
+    }),
+
+    'event.list': route({ rest: 'GET /v1/events', query: true, run: async ({ req, query }) => ok(await t.events.list(req, query)) }),
+    'event.show': route({
+      rest: 'GET /v1/events/{event_id}',
+      path: ['event_id'],
+      run: async ({ req, path }) => ok(await t.events.show(req, path.event_id)),
+    }),
+  };
+  for (const key of CLUSTER_ACTION_KEYS) {
+    routes[`cluster.${key}`] = route({
+      rest: `POST /v1/clusters/{cluster_id}/actions {"${key}": ...}`,
+      path: ['cluster_id'],
+      body: true,
+      run: async ({ req, path, body }) => {
+        const actionId = await t.clusterActions.perform(req, path.cluster_id, clusterActionBody(key, body));
+        return accepted({ action: actionId }, actionId);
+      },
+    });
+  }
+  return new Map(Object.entries(routes));
+}

@@ -1,0 +1,198 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { randomUUID } from 'node:crypto';
+import { TOKEN_VALIDATOR, badRequest, type Logger, type TokenValidator } from '@trellis/common';
+import { Queues, ContractViolation, parseContract } from '@trellis/contracts';
+import type { ConsumerHandle, IncomingMessage, MessageBus } from '@trellis/messaging/bus.port';
+import { ActionsService } from '../actions/actions.service';
+import { ClusterActionsService } from '../clusters/cluster-actions.service';
+import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
+import { ClustersService } from '../clusters/clusters.service';
+import { authenticate } from '../core/api.guard';
+import { SERVICE_TYPE, negotiateApiVersion, type ApiVersion } from '../core/api-version';
+import { senlinErrorBody } from '../core/error-body';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
+import type { ApiRequest } from '../core/request.decorators';
+import { describeError } from '../core/senlin-exception.filter';
+import { toWireJson } from '../core/sorted-json';
+import { GATEWAY_LOGGER } from '../core/tokens';
+import { EventsController } from '../events/events.controller';
+import { NodesService } from '../nodes/nodes.service';
+import { PoliciesService } from '../policies/policies.service';
+import { PolicyTypesController } from '../policies/policy-types.controller';
+import { ProfileTypesController } from '../profiles/profile-types.controller';
+import { ProfilesService } from '../profiles/profiles.service';
+import { RPC_REQUEST_KEYS, RpcRequestMessage, type RpcReply, type RpcReplyHeaders } from './rpc-message';
+import { rpcRoutes, type RpcRoute } from './rpc-routes';
+
+/** What a correlation id must look like to follow the action through every service's messages. */
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface RpcServeOptions {
+  /** `scheme://host[/prefix]` of the REST API, for Location headers (TRELLIS_PUBLIC_URL wins) */
+  baseUrl: string;
+  /** requests handled at once */
+  prefetch: number;
+}
+
+/** Thrown for a request the gateway cannot route: a reply goes back, never a crash or silence. */
+class RpcRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The gateway's RPC transport: every REST operation as a message pattern on the durable request
+ * queue `trellis.gateway.rpc`. Each request goes through what a REST request goes through (the
+ * microversion, then the Keystone token through the same TokenValidator, then the same service
+ * call) and every outcome, including a malformed message, becomes a reply: `{status, body,
+ * headers, action_id?}` or `{status, error, headers}` with REST's status and Senlin's error object.
+ *
+ * Served with `bus.serve` rather than a Nest `BusTransport`: the REST exception filter and guard
+ * are HTTP-only, and a malformed request needs the same error shape as a domain error.
+ */
+@Injectable()
+export class RpcServer implements OnModuleInit {
+  private routes: ReadonlyMap<string, RpcRoute> = new Map();
+  private baseUrl: string | null = null;
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(TOKEN_VALIDATOR) private readonly tokens: TokenValidator,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    // The controllers are looked up rather than injected: Nest does not inject controllers into
+    // providers. Where the REST logic lives in a controller, RPC calls the very same method.
+    const get = <T>(type: new (...args: never[]) => T): T => this.moduleRef.get(type, { strict: true });
+    this.routes = rpcRoutes({
+      profiles: get(ProfilesService),
+      profileTypes: get(ProfileTypesController),
+      policies: get(PoliciesService),
+      policyTypes: get(PolicyTypesController),
+      clusters: get(ClustersService),
+      clusterActions: get(ClusterActionsService),
+      clusterPolicies: get(ClusterPoliciesController),
+      nodes: get(NodesService),
+      actions: get(ActionsService),
+      events: get(EventsController),
+    });
+  }
+
+  /** The message patterns served, sorted. */
+  patterns(): string[] {
+    return [...this.routes.keys()].sort();
+  }
+
+  /** Starts answering `trellis.gateway.rpc`; cancel the handle to stop after running requests. */
+  serve(bus: MessageBus, options: RpcServeOptions): Promise<ConsumerHandle> {
+    this.baseUrl = (this.config.publicUrl ?? options.baseUrl).replace(/\/+$/, '');
+    return bus.serve(Queues.gatewayRpc, (message) => this.handle(message), { prefetch: options.prefetch });
+  }
+
+  /** One request → its reply. Never throws. */
+  async handle(message: IncomingMessage): Promise<RpcReply> {
+    const requestId = message.correlationId && CORRELATION_ID.test(message.correlationId) ? message.correlationId : `req-${randomUUID()}`;
+    const headers: RpcReplyHeaders = { 'x-openstack-request-id': requestId };
+    const pattern = message.type;
+    try {
+      const { name, route } = this.routeOf(pattern);
+      const request = this.parseRequest(message);
+      const version = this.negotiate(request.microversion);
+      headers['openstack-api-version'] = `${SERVICE_TYPE} ${version}`;
+      const caller = await authenticate(this.tokens, request.token);
+      const { path, query } = splitParams(name, route, request.params ?? {});
+      if (!route.body && !isEmptyBody(request.body)) {
+        throw badRequest(`'${name}' takes no body (${route.rest}).`, 'HTTPBadRequest');
+      }
+      const req: ApiRequest = { requestId, baseUrl: this.baseUrl ?? this.config.publicUrl ?? '', version, caller };
+      const result = await route.run({ req, path, query, body: request.body });
+      if (result.actionId !== undefined) headers.location = `${req.baseUrl}/v1/actions/${result.actionId}`;
+      this.logger.debug('rpc request served', { pattern, request_id: requestId, status: result.status });
+      return {
+        status: result.status,
+        body: toWireJson(result.body),
+        ...(result.actionId !== undefined ? { action_id: result.actionId } : {}),
+        headers,
+      };
+    } catch (e) {
+      if (e instanceof RpcRequestError) {
+        return { status: e.status, error: senlinErrorBody(e.status, e.message, e.type).error, headers };
+      }
+      const { status, body } = describeError(e, this.logger, { request_id: requestId, pattern: pattern ?? null });
+      return { status, error: body.error, headers };
+    }
+  }
+
+  private routeOf(pattern: string | undefined): { name: string; route: RpcRoute } {
+    if (!pattern) {
+      throw new RpcRequestError(400, "The request names no message pattern: set the AMQP 'type' property (e.g. 'cluster.list').", 'HTTPBadRequest');
+    }
+    const route = this.routes.get(pattern);
+    if (!route) throw new RpcRequestError(404, `Unknown message pattern '${pattern}'.`, 'HTTPNotFound');
+    return { name: pattern, route };
+  }
+
+  private parseRequest(message: IncomingMessage): RpcRequestMessage {
+    if (message.parseError) {
+      throw new RpcRequestError(400, `Malformed request body: ${message.parseError}`, 'HTTPBadRequest');
+    }
+    const body = message.body;
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const extra = Object.keys(body).filter((k) => !RPC_REQUEST_KEYS.includes(k));
+      if (extra.length) {
+        throw new RpcRequestError(400, `Unknown request field(s) ${extra.map((k) => `'${k}'`).join(', ')}; a request has ${RPC_REQUEST_KEYS.join(', ')}.`, 'HTTPBadRequest');
+      }
+    }
+    try {
+      return parseContract(RpcRequestMessage, body);
+    } catch (e) {
+      if (e instanceof ContractViolation) {
+        throw new RpcRequestError(400, `Malformed request: ${e.problems.join('; ')}`, 'HTTPBadRequest');
+      }
+      throw e;
+    }
+  }
+
+  /** As REST's `OpenStack-API-Version: clustering <microversion>`, with the same errors. */
+  private negotiate(microversion: string | undefined): ApiVersion {
+    return negotiateApiVersion(microversion === undefined ? undefined : `${SERVICE_TYPE} ${microversion}`, undefined);
+  }
+}
+
+const isEmptyBody = (body: unknown) =>
+  body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+
+/** Path parameters must be non-empty strings; the rest is the query string where the call reads one. */
+function splitParams(pattern: string, route: RpcRoute, params: Record<string, unknown>) {
+  const path: Record<string, string> = {};
+  for (const name of route.path) {
+    const value = params[name];
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw badRequest(`'params.${name}' is required by '${pattern}' and must be a non-empty string.`, 'HTTPBadRequest');
+    }
+    path[name] = value;
+  }
+  const query: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(params)) {
+    if (route.path.includes(name)) continue;
+    if (!route.query) throw badRequest(`Invalid parameter '${name}' for '${pattern}' (${route.rest}).`, 'HTTPBadRequest');
+    query[name] = queryValue(name, value);
+  }
+  return { path, query };
+}
+
+/** What a query string can say: a scalar, or a repeated parameter as a list of scalars. */
+function queryValue(name: string, value: unknown): string | string[] {
+  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  if (scalar(value)) return String(value);
+  if (Array.isArray(value) && value.length > 0 && value.every(scalar)) return value.map(String);
+  throw badRequest(`The value of 'params.${name}' must be a string, number, boolean or a non-empty list of them.`, 'HTTPBadRequest');
+}
