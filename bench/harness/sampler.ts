@@ -29,8 +29,13 @@ export interface SampleOptions<T> {
    * never one an earlier call has seen.
    */
   prepare(count: number): T[];
-  /** inputs prepared per batch: bounds the memory held by prepared inputs */
+  /**
+   * Inputs prepared per batch. 1 prepares each input just before its call, as a service loads its
+   * input just before using it; larger batches bound the memory held by prepared inputs.
+   */
   batch: number;
+  /** collect garbage after preparing each batch (when the runtime allows), so it is not charged to `run` */
+  collect?: boolean;
   /** the operation under test */
   run(input: T): unknown;
   /** called after each timed batch with the number of samples it took */
@@ -46,11 +51,11 @@ export interface Sampled {
 
 /**
  * Times `run` once per input with process.hrtime.bigint(). Inputs are prepared in batches outside the
- * timed region, and a collection runs between batches (when available) so garbage left by preparing
- * inputs is not charged to the operation; garbage the operation itself makes still is.
+ * timed region; with `collect`, a collection runs after each batch is prepared, so garbage left by
+ * preparing inputs is not charged to the operation (garbage the operation makes still is).
  */
 export function sample<T>(options: SampleOptions<T>): Sampled {
-  const gc = collector();
+  const gc = options.collect ? collector() : null;
   let last: unknown;
   for (let left = options.warmup; left > 0; ) {
     const inputs = options.prepare(Math.min(left, options.batch));

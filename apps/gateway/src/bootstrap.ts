@@ -69,16 +69,17 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     }
   }
   logger.info('gateway listening', { url, rpc: rpc ? Queues.gatewayRpc : null });
-  return {
+  const running: RunningGateway = {
     app,
     url,
     rpc,
     close: async () => {
       // RPC first: requests already taken finish (and are acked) while the database is still open.
-      await rpc?.cancel();
+      await running.rpc?.cancel();
       await app.close();
     },
   };
+  return running;
 }
 
 function nestLogger(logger: Logger): LoggerService {

@@ -1,8 +1,10 @@
+import { badRequest } from '@trellis/common';
 import { ActionsService } from '../actions/actions.service';
 import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
 import { ClustersService } from '../clusters/clusters.service';
 import type { ApiRequest } from '../core/request.decorators';
+import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
 import { NodesService } from '../nodes/nodes.service';
 import { PoliciesService } from '../policies/policies.service';
@@ -52,6 +54,7 @@ export interface RpcTargets {
   clusterPolicies: ClusterPoliciesController;
   nodes: NodesService;
   actions: ActionsService;
+  decisions: DecisionsService;
   events: EventsController;
 }
 
@@ -84,6 +87,23 @@ export function clusterActionBody(key: string, body: unknown): Record<string, un
   const isMap = typeof body === 'object' && body !== null && !Array.isArray(body);
   if (isMap && Object.keys(body).length === 1 && key in body) return body as Record<string, unknown>;
   return { [key]: body === undefined ? null : body };
+}
+
+/**
+ * `dry_run`, the one query parameter of `POST /v1/clusters/{id}/actions`, with the REST controller's
+ * boolean words and message.
+ */
+function dryRunOf(query: Record<string, string | string[]>): boolean {
+  for (const key of Object.keys(query)) {
+    if (key !== 'dry_run') throw badRequest(`Invalid parameter '${key}'`, 'HTTPBadRequest');
+  }
+  const raw = query.dry_run;
+  if (raw === undefined) return false;
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  const v = value.toLowerCase();
+  if (['1', 't', 'true', 'y', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'f', 'false', 'n', 'no', 'off'].includes(v)) return false;
+  throw badRequest(`Invalid value '${value}' specified for 'dry_run'`);
 }
 
 /**
@@ -248,6 +268,13 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       },
     }),
 
+    'action.decision': route({
+      rest: 'GET /v1/actions/{action_id}/decision',
+      path: ['action_id'],
+      run: async ({ req, path }) => ok(await t.decisions.decisionOf(req, path.action_id)),
+    }),
+    'evaluation.create': route({ rest: 'POST /v1/evaluations', body: true, run: async ({ body }) => ok(await t.decisions.evaluate(body)) }),
+
     'event.list': route({ rest: 'GET /v1/events', query: true, run: async ({ req, query }) => ok(await t.events.list(req, query)) }),
     'event.show': route({
       rest: 'GET /v1/events/{event_id}',
@@ -259,8 +286,10 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
     routes[`cluster.${key}`] = route({
       rest: `POST /v1/clusters/{cluster_id}/actions {"${key}": ...}`,
       path: ['cluster_id'],
+      query: true,
       body: true,
-      run: async ({ req, path, body }) => {
+      run: async ({ req, path, query, body }) => {
+        if (dryRunOf(query)) return ok(await t.clusterActions.dryRun(req, path.cluster_id, clusterActionBody(key, body)));
         const actionId = await t.clusterActions.perform(req, path.cluster_id, clusterActionBody(key, body));
         return accepted({ action: actionId }, actionId);
       },

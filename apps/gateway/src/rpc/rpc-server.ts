@@ -16,6 +16,7 @@ import type { ApiRequest } from '../core/request.decorators';
 import { describeError } from '../core/senlin-exception.filter';
 import { toWireJson } from '../core/sorted-json';
 import { GATEWAY_LOGGER } from '../core/tokens';
+import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
 import { NodesService } from '../nodes/nodes.service';
 import { PoliciesService } from '../policies/policies.service';
@@ -82,6 +83,7 @@ export class RpcServer implements OnModuleInit {
       clusterPolicies: get(ClusterPoliciesController),
       nodes: get(NodesService),
       actions: get(ActionsService),
+      decisions: get(DecisionsService),
       events: get(EventsController),
     });
   }

@@ -36,13 +36,13 @@ export interface ReplayFilter {
 export async function findStuckActions(m: EntityManager, filter: ReplayFilter): Promise<StuckAction[]> {
   const now = filter.now ?? new Date();
   const cutoff = new Date(now.getTime() - filter.olderThanSeconds * 1000);
-  const byId = filter.actionIds?.length ? `AND a.id = ANY($2::uuid[])` : `AND a.updated_at < $1`;
+  const byId = filter.actionIds?.length ? `AND a.id = ANY($1::uuid[])` : `AND COALESCE(a.updated_at, a.created_at) < $1`;
   const rows: Array<StuckAction & { order_status: string | null; lease_expires_at: Date | null }> = await m.query(
     `SELECT a.id, a.action, a.status, a.cluster_id, a.project, a.lease_expires_at, w.status AS order_status
        FROM actions a LEFT JOIN work_orders w ON w.action_id = a.id
       WHERE a.status IN ('READY', 'RUNNING') ${byId}
       ORDER BY a.created_at`,
-    filter.actionIds?.length ? [cutoff, filter.actionIds] : [cutoff],
+    filter.actionIds?.length ? [filter.actionIds] : [cutoff],
   );
   const stuck: StuckAction[] = [];
   for (const r of rows) {
