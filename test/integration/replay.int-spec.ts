@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Exchanges, Queues, RoutingKeys, SCHEMA_VERSION, deadLetterQueueOf } from '@trellis/contracts';
 import { loadConfig } from '@trellis/common';
-import { ActionEntity } from '@trellis/persistence';
+import { ActionEntity, row } from '@trellis/persistence';
 import { startEmbedded, type Embedded } from '../../cli/embedded';
 import { ApiClient } from '../support/api-client';
 import { demoApi } from '../support/placement.scenario';
@@ -58,7 +58,7 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
   /** a READY scale-out stored without its message, as if the gateway died before publishing */
   async function strandedAction(clusterId: string, project: string): Promise<string> {
     const id = randomUUID();
-    await trellis.infra.database.dataSource.getRepository(ActionEntity).insert({
+    await trellis.infra.database.dataSource.getRepository(ActionEntity).insert(row<ActionEntity>({
       id,
       name: `cluster_scale_out_${clusterId.slice(0, 8)}`,
       cluster_id: clusterId,
@@ -72,7 +72,7 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
       user: 'u',
       domain: null,
       created_at: new Date(),
-    });
+    }));
     return id;
   }
 
@@ -109,7 +109,7 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
     });
     await waitFor('the dead letter', async () => (await trellis.infra.bus.depth(deadLetterQueueOf(Queues.engineActions))) === 1);
     // the action appears; replaying the dead letter now carries it through
-    await trellis.infra.database.dataSource.getRepository(ActionEntity).insert({
+    await trellis.infra.database.dataSource.getRepository(ActionEntity).insert(row<ActionEntity>({
       id: actionId,
       name: 'cluster_scale_out_x',
       cluster_id: clusterId,
@@ -123,7 +123,7 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
       user: 'u',
       domain: null,
       created_at: new Date(),
-    });
+    }));
     const summary = await replay('--action', randomUUID());
     expect(summary.dead_letters[Queues.engineActions]).toBe(1);
     expect((await api.waitForAction(actionId)).status).toBe('SUCCEEDED');
