@@ -112,7 +112,9 @@ export async function antiAffinityWithZones(trellis: Embedded): Promise<void> {
   // 3 + 5 anti-affine servers on 7 hosts: Nova cannot place them all
   const tooMany = await act(api, 'spark', { scale_out: { count: 5 } });
   expect(tooMany.status).toBe('FAILED');
-  expect(tooMany.status_reason).toContain('No valid host was found. There are not enough hosts available.');
+  // Nova's own fault: NoValidHost, or (servers booted at once into a full group) the retry
+  // exhaustion real Nova reports when its late anti-affinity check fails
+  expect(tooMany.status_reason).toMatch(/No valid host was found|Exceeded maximum number of retries/);
 }
 
 /** DRS: the affinity policy boots every server onto the hypervisor that is a vSphere DRS cluster. */

@@ -47,13 +47,19 @@ export function serverView(
   v: Microversion,
   urls: ComputeUrls,
 ): Record<string, unknown> {
-  const status = state.status(s);
-  const showHost = status !== 'ERROR' && s.host !== null;
-  const host = showHost ? s.host : null;
+  const { status, taskState, host } = state.phase(s);
   const vmState = { BUILD: 'building', ACTIVE: 'active', ERROR: 'error', DELETED: 'deleted' }[status];
-  const taskState = status === 'BUILD' ? (host ? 'spawning' : 'scheduling') : null;
-  const updated = status === 'DELETED' ? s.deletedAt! : status === 'BUILD' ? s.createdAt : s.readyAt;
-  const zone = host ? host.zone : (s.requestedZone ?? '');
+  const now = state.now();
+  const launched = s.outcome === 'ACTIVE' && s.readyAt <= now && status !== 'BUILD';
+  // The last change a client could have seen.
+  const updated = Math.max(
+    s.createdAt,
+    s.scheduled ? s.scheduleAt : 0,
+    launched ? s.readyAt : 0,
+    status === 'ERROR' ? s.fault!.created : 0,
+    s.deletedAt ?? 0,
+    status === 'DELETED' ? s.destroyedAt! : 0,
+  );
   const view: Record<string, unknown> = {
     id: s.id,
     name: s.name,
@@ -73,18 +79,18 @@ export function serverView(
     'OS-DCF:diskConfig': 'MANUAL',
   };
   if (status === 'ACTIVE' || status === 'BUILD') view.progress = 0;
-  if (s.fault && status === 'ERROR') {
+  if (status === 'ERROR' && s.fault) {
     const fault: Record<string, unknown> = { code: s.fault.code, created: novaTime(s.fault.created), message: s.fault.message };
     // The traceback is for admins only, as with Nova's default policy.
     if (caller.isAdmin) fault.details = s.fault.details;
     view.fault = fault;
   }
   Object.assign(view, {
-    'OS-EXT-AZ:availability_zone': zone,
+    'OS-EXT-AZ:availability_zone': s.zone ?? '',
     config_drive: '',
     key_name: s.keyName,
-    'OS-SRV-USG:launched_at': status === 'ACTIVE' ? novaMicroTime(s.readyAt) : null,
-    'OS-SRV-USG:terminated_at': status === 'DELETED' ? novaMicroTime(s.deletedAt!) : null,
+    'OS-SRV-USG:launched_at': launched ? novaMicroTime(s.readyAt) : null,
+    'OS-SRV-USG:terminated_at': status === 'DELETED' ? novaMicroTime(s.destroyedAt!) : null,
   });
   if (caller.isAdmin) {
     view['OS-EXT-SRV-ATTR:host'] = host?.name ?? null;
@@ -116,11 +122,12 @@ export function serverView(
   if (v.atLeast('2.19')) view.description = s.description;
   if (v.atLeast('2.26')) view.tags = [...s.tags];
   if (v.atLeast('2.63')) view.trusted_image_certificates = null;
-  if (v.atLeast('2.71')) view.server_groups = s.groupId ? [s.groupId] : [];
+  // A deleted group's former members show none.
+  if (v.atLeast('2.71')) view.server_groups = s.groupId !== null && state.group(s.groupId) ? [s.groupId] : [];
   return view;
 }
 
-export function serverGroupView(g: SimServerGroup, v: Microversion): Record<string, unknown> {
+export function serverGroupView(state: SimulatorState, g: SimServerGroup, v: Microversion): Record<string, unknown> {
   const view: Record<string, unknown> = { id: g.id, name: g.name };
   if (v.atLeast('2.64')) {
     view.policy = g.policy;
@@ -129,7 +136,7 @@ export function serverGroupView(g: SimServerGroup, v: Microversion): Record<stri
     view.policies = [g.policy];
     view.metadata = {};
   }
-  view.members = [...g.members];
+  view.members = state.groupMembers(g);
   if (v.atLeast('2.13')) {
     view.project_id = g.projectId;
     view.user_id = g.userId;

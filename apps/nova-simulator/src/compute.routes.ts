@@ -198,12 +198,12 @@ function listServers(call: Call, detail: boolean): SimResponse {
     const project = q.get('project_id') ?? q.get('tenant_id');
     if (project !== null && allTenants) servers = servers.filter((s) => s.projectId === project);
     const host = q.get('host');
-    if (host !== null) servers = servers.filter((s) => s.host?.name === host);
+    if (host !== null) servers = servers.filter((s) => state.phase(s).host?.name === host);
     const node = q.get('node');
-    if (node !== null) servers = servers.filter((s) => s.host?.hypervisorHostname === node);
+    if (node !== null) servers = servers.filter((s) => state.phase(s).host?.hypervisorHostname === node);
   }
   const zone = q.get('availability_zone');
-  if (zone !== null) servers = servers.filter((s) => (s.host?.zone ?? s.requestedZone) === zone);
+  if (zone !== null) servers = servers.filter((s) => s.zone === zone);
 
   const statuses = q.getAll('status').map((s) => s.toUpperCase());
   if (statuses.length > 0) {
@@ -260,6 +260,8 @@ function showServer(call: Call, id: string): SimResponse {
 
 function deleteServer(call: Call, id: string): SimResponse {
   const s = visibleServer(call, id);
+  // Once its compute host is done with it the instance is deleted: Nova no longer finds it.
+  if (call.ctx.state.status(s) === 'DELETED') throw notFound(`Instance ${id} could not be found.`);
   call.ctx.state.deleteServer(s);
   return { status: 204 };
 }
@@ -366,11 +368,15 @@ function createServer(call: Call): SimResponse {
   if (typeof server.flavorRef !== 'string' && typeof server.flavorRef !== 'number') {
     throw schemaError('flavorRef', server.flavorRef, `${pyRepr(server.flavorRef)} is not of type 'string', 'integer'`);
   }
-  const flavor = FLAVORS.find((f) => f.id === idFromRef(String(server.flavorRef)));
-  if (!flavor) throw new ApiError(400, 'Invalid flavorRef provided.');
+  // The schema wants a UUID or '' (image_id_or_empty_string): a name or a link fails validation.
+  if (server.imageRef !== undefined && !(typeof server.imageRef === 'string' && (server.imageRef === '' || isUuid(server.imageRef)))) {
+    throw schemaError('imageRef', server.imageRef, `${pyRepr(server.imageRef)} is not valid under any of the given schemas`);
+  }
   if (server.imageRef === undefined || server.imageRef === '') throw new ApiError(400, 'Missing imageRef attribute');
-  if (typeof server.imageRef !== 'string' || !isUuid(idFromRef(server.imageRef))) throw new ApiError(400, 'Invalid imageRef provided.');
-  const imageRef = idFromRef(server.imageRef);
+  const imageRef = server.imageRef as string;
+  const flavorId = idFromRef(String(server.flavorRef));
+  const flavor = FLAVORS.find((f) => f.id === flavorId);
+  if (!flavor) throw new ApiError(400, `Flavor ${flavorId} could not be found.`);
   for (const k of ['min_count', 'max_count'] as const) {
     const n = server[k];
     if (n === undefined) continue;
@@ -487,23 +493,23 @@ function listGroups(call: Call): SimResponse {
   const offset = parseLimit(req.query, 'offset') ?? 0;
   const limit = parseLimit(req.query);
   groups = groups.slice(offset, limit === null ? undefined : offset + limit);
-  return { status: 200, body: { server_groups: groups.map((g) => serverGroupView(g, v)) } };
+  return { status: 200, body: { server_groups: groups.map((g) => serverGroupView(ctx.state, g, v)) } };
 }
 
-function ownedGroup(call: Call, id: string, action: 'show' | 'delete'): SimServerGroup {
+function ownedGroup(call: Call, id: string): SimServerGroup {
   const g = call.ctx.state.group(id);
-  if (!g) throw notFound(`Instance group ${id} could not be found.`);
-  // Nova finds the group first and then checks the owner: another project's group is a 403.
-  if (g.projectId !== call.caller.project.id && !call.caller.isAdmin) throw policyDenied(`os_compute_api:os-server-groups:${action}`);
+  // Zed looks the group up within the caller's project (admins see every project): another
+  // project's group does not exist for a member.
+  if (!g || (g.projectId !== call.caller.project.id && !call.caller.isAdmin)) throw notFound(`Instance group ${id} could not be found.`);
   return g;
 }
 
 function showGroup(call: Call, id: string): SimResponse {
-  return { status: 200, body: { server_group: serverGroupView(ownedGroup(call, id, 'show'), call.v) } };
+  return { status: 200, body: { server_group: serverGroupView(call.ctx.state, ownedGroup(call, id), call.v) } };
 }
 
 function deleteGroup(call: Call, id: string): SimResponse {
-  call.ctx.state.deleteGroup(ownedGroup(call, id, 'delete').id);
+  call.ctx.state.deleteGroup(ownedGroup(call, id).id);
   return { status: 204 };
 }
 
@@ -556,7 +562,7 @@ function createGroup(call: Call): SimResponse {
     policy = policies[0] as GroupPolicy;
   }
   const group = ctx.state.createGroup({ name: sg.name, policy, rules, projectId: caller.project.id, userId: caller.user.id });
-  return { status: 200, body: { server_group: serverGroupView(group, v) } };
+  return { status: 200, body: { server_group: serverGroupView(ctx.state, group, v) } };
 }
 
 // ---------- zones, hypervisors, aggregates, flavors ----------
@@ -604,11 +610,14 @@ function listHypervisors(call: Call, detail: boolean): SimResponse {
     if (limit !== null) loads = loads.slice(0, limit);
   }
   const withServers = v.atLeast('2.53') && queryFlag(req.query, 'with_servers');
-  const servers = ctx.state.servers().filter((s) => s.host !== null && s.deletedAt === null && ctx.state.status(s) !== 'ERROR');
+  const onHosts = ctx.state
+    .servers()
+    .map((s) => ({ s, phase: ctx.state.phase(s) }))
+    .filter(({ phase }) => phase.host !== null && phase.status !== 'DELETED');
   const hypervisors = loads.map((l) => {
     const view = hypervisorView(ctx.state, l, v, detail);
     if (withServers) {
-      view.servers = servers.filter((s) => s.host?.name === l.host.name).map((s) => ({ uuid: s.id, name: s.name }));
+      view.servers = onHosts.filter(({ phase }) => phase.host!.name === l.host.name).map(({ s }) => ({ uuid: s.id, name: s.name }));
     }
     return view;
   });

@@ -60,6 +60,15 @@ function routeControl(req: SimRequest, path: string, state: SimulatorState): Sim
     if (t !== undefined) state.identity.tokenLifetimeMs = t * 1000;
     return { status: 200, body: { config: (state.snapshot() as { config: unknown }).config } };
   }
+  if (path === '/clock' && m === 'POST') {
+    const body = jsonBody(req);
+    const ms = isRecord(body) ? body.advance_ms : undefined;
+    if (!isRecord(body) || Object.keys(body).some((k) => k !== 'advance_ms') || typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > 86_400_000) {
+      throw new ApiError(400, "'advance_ms' must be a whole number between 0 and 86400000 (and the only field)");
+    }
+    state.advanceClock(ms);
+    return { status: 200, body: { now: new Date(state.now()).toISOString() } };
+  }
   if (path === '/reset' && m === 'POST') {
     state.reset();
     return { status: 204 };

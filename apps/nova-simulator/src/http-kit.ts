@@ -54,9 +54,13 @@ export function pyRepr(v: unknown): string {
   return String(v);
 }
 
-/** A 400 shaped like Nova's JSON-schema validation errors. */
+/**
+ * A 400 shaped like Nova's JSON-schema validation errors. Nova formats the value with `%s`: a
+ * string appears without quotes (`Value: cirros-fake.`), anything else as Python shows it.
+ */
 export function schemaError(field: string, value: unknown, problem: string): ApiError {
-  return new ApiError(400, `Invalid input for field/attribute ${field}. Value: ${pyRepr(value)}. ${problem}`);
+  const shown = typeof value === 'string' ? value : pyRepr(value);
+  return new ApiError(400, `Invalid input for field/attribute ${field}. Value: ${shown}. ${problem}`);
 }
 
 /** Nova's timestamp format for `created`/`updated`: seconds, trailing Z. */

@@ -37,14 +37,18 @@ describe('project isolation', () => {
     expect((await call(sim, 'GET', `/compute/v2.1/servers/${demoServer}`, { token: admin })).status).toBe(200);
   });
 
-  it("keeps server groups per project; another project's group is forbidden as in Nova", async () => {
+  it("keeps server groups per project; another project's group is not found, as in Zed", async () => {
     expect((await call(sim, 'GET', '/compute/v2.1/os-server-groups', { token: alt })).body.server_groups).toEqual([]);
     // A member asking for all projects quietly gets its own.
     expect((await call(sim, 'GET', '/compute/v2.1/os-server-groups?all_projects=True', { token: alt })).body.server_groups).toEqual([]);
     const theirs = await call(sim, 'GET', `/compute/v2.1/os-server-groups/${demoGroup}`, { token: alt });
-    expect(theirs.status).toBe(403);
-    expect(theirs.body.forbidden.message).toBe("Policy doesn't allow os_compute_api:os-server-groups:show to be performed.");
-    expect((await call(sim, 'DELETE', `/compute/v2.1/os-server-groups/${demoGroup}`, { token: alt })).status).toBe(403);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toEqual({ itemNotFound: { code: 404, message: `Instance group ${demoGroup} could not be found.` } });
+    const deleted = await call(sim, 'DELETE', `/compute/v2.1/os-server-groups/${demoGroup}`, { token: alt });
+    expect(deleted.status).toBe(404);
+    expect(deleted.body.itemNotFound.message).toBe(`Instance group ${demoGroup} could not be found.`);
+    expect((await call(sim, 'GET', `/compute/v2.1/os-server-groups/${demoGroup}`, { token: demo })).status).toBe(200);
+    expect((await call(sim, 'GET', `/compute/v2.1/os-server-groups/${demoGroup}`, { token: admin })).status).toBe(200);
     expect((await call(sim, 'GET', '/compute/v2.1/os-server-groups', { token: admin })).body.server_groups).toEqual([]);
     const all = await call(sim, 'GET', '/compute/v2.1/os-server-groups?all_projects=True', { token: admin });
     expect(all.body.server_groups.map((g: { id: string }) => g.id)).toEqual([demoGroup]);

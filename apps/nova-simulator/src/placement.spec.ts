@@ -1,4 +1,4 @@
-import { boot, bootAndShow, call, createGroup, login } from './spec-helpers';
+import { advanceClock, boot, bootAndShow, call, createGroup, harnessTopology, login } from './spec-helpers';
 import { startNovaSimulator, type RunningSimulator } from './simulator';
 
 const HOST = 'OS-EXT-SRV-ATTR:host';
@@ -74,7 +74,9 @@ describe('scheduling through the API', () => {
     expect(first.status).toBe('ACTIVE');
     const second = await bootAndShow(sim, { token: admin, group, zone: 'az1:host-1' }, admin);
     expect(second.status).toBe('ERROR');
-    expect(second.fault.message).toMatch(/^Exceeded maximum number of retries/);
+    // No retry for a forced host: the compute host's reason is the fault.
+    expect(second.fault.message).toBe('Anti-affinity instance group policy was violated.');
+    expect(second[HOST]).toBeNull();
   });
 
   it('honours max_server_per_host', async () => {
@@ -147,5 +149,93 @@ describe('scheduling through the API', () => {
     const state = await call(sim, 'GET', '/_sim/state');
     expect(state.body.servers.find((s: { id: string }) => s.id === b.id)).toMatchObject({ host: a[HOST], group });
     expect((await call(sim, 'POST', `/_sim/servers/${b.id}/migrate`, { body: { host: 'nowhere' } })).status).toBe(400);
+  });
+});
+
+describe('scheduling after the create (the harness topology, build delay 400 s, clock moved by hand)', () => {
+  const BUILD_MS = 400_000;
+  let sim: RunningSimulator;
+  let admin: string;
+  const show = async (id: string) => (await call(sim, 'GET', `/compute/v2.1/servers/${id}`, { token: admin, version: '2.71' })).body.server;
+  beforeAll(async () => {
+    sim = await startNovaSimulator({ buildDelayMs: BUILD_MS, topology: harnessTopology() });
+    admin = await login(sim, 'admin');
+  });
+  afterAll(() => sim.close());
+  beforeEach(() => call(sim, 'POST', '/_sim/reset'));
+
+  it('answers a just-created server as BUILD/scheduling without host, hostId or (unless asked) zone', async () => {
+    const unzoned = (await boot(sim, { token: admin, name: 'no-zone' })).body.server.id;
+    const zoned = (await boot(sim, { token: admin, name: 'in-az2', zone: 'az2' })).body.server.id;
+    const s = await show(unzoned);
+    expect(s).toMatchObject({
+      status: 'BUILD',
+      'OS-EXT-STS:vm_state': 'building',
+      'OS-EXT-STS:task_state': 'scheduling',
+      [HOST]: null,
+      'OS-EXT-SRV-ATTR:hypervisor_hostname': null,
+      hostId: '',
+      [ZONE]: '',
+      host_status: '',
+    });
+    expect((await show(zoned))[ZONE]).toBe('az2');
+    const listed = await call(sim, 'GET', `/compute/v2.1/servers/detail?availability_zone=az2`, { token: admin });
+    expect(listed.body.servers.map((x: { id: string }) => x.id)).toEqual([zoned]);
+
+    await advanceClock(sim, BUILD_MS / 4);
+    const spawning = await show(unzoned);
+    expect(spawning).toMatchObject({ status: 'BUILD', 'OS-EXT-STS:task_state': 'spawning', host_status: 'UP' });
+    expect(spawning[HOST]).toMatch(/^fake-host-[1-4]$/);
+    expect(spawning.hostId).toMatch(/^[0-9a-f]{56}$/);
+    const zoneOf: Record<string, string> = { 'fake-host-1': 'az1', 'fake-host-2': 'az1', 'fake-host-3': 'az2', 'fake-host-4': 'az2' };
+    expect(spawning[ZONE]).toBe(zoneOf[spawning[HOST]]);
+
+    await advanceClock(sim, (BUILD_MS * 3) / 4);
+    expect(await show(unzoned)).toMatchObject({ status: 'ACTIVE', 'OS-EXT-STS:task_state': null, [HOST]: spawning[HOST] });
+  });
+
+  it('fails the extra one of three concurrent boots into a two-host anti-affinity zone with "Exceeded maximum number of retries"', async () => {
+    const group = await createGroup(sim, admin, 'anti-affinity');
+    const ids: string[] = (await Promise.all([1, 2, 3].map((n) => boot(sim, { token: admin, group, zone: 'az1', name: `anti-${n}` })))).map(
+      (r) => r.body.server.id,
+    );
+    expect((await Promise.all(ids.map((id) => show(id)))).map((s) => s[HOST])).toEqual([null, null, null]);
+    await advanceClock(sim, BUILD_MS);
+    const shown = await Promise.all(ids.map((id) => show(id)));
+    const active = shown.filter((s) => s.status === 'ACTIVE');
+    expect(new Set(active.map((s) => s[HOST]))).toEqual(new Set(['fake-host-1', 'fake-host-2']));
+    const failed = shown.filter((s) => s.status === 'ERROR');
+    expect(failed).toHaveLength(1);
+    expect(failed[0].fault).toMatchObject({
+      code: 500,
+      message: `Exceeded maximum number of retries. Exhausted all hosts available for retrying build failures for instance ${failed[0].id}.`,
+    });
+    expect(failed[0]).toMatchObject({ [HOST]: null, hostId: '', [ZONE]: 'az1', server_groups: [group] });
+    const members = (await call(sim, 'GET', `/compute/v2.1/os-server-groups/${group}`, { token: admin })).body.server_group.members;
+    expect([...members].sort()).toEqual([...ids].sort());
+  });
+
+  it('gives NoValidHost to the third of boots made one after another', async () => {
+    const group = await createGroup(sim, admin, 'anti-affinity');
+    const shown = [];
+    for (const n of [1, 2, 3]) {
+      const id = (await boot(sim, { token: admin, group, zone: 'az1', name: `seq-${n}` })).body.server.id;
+      await advanceClock(sim, BUILD_MS);
+      shown.push(await show(id));
+    }
+    expect(shown.map((s) => s.status)).toEqual(['ACTIVE', 'ACTIVE', 'ERROR']);
+    expect(shown[2].fault.message).toBe('No valid host was found. There are not enough hosts available.');
+  });
+
+  it('boots onto the DRS node of the harness with ZONE::NODE', async () => {
+    const id = (await boot(sim, { token: admin, zone: 'az2::fake-drs-cluster-4' })).body.server.id;
+    await advanceClock(sim, BUILD_MS);
+    expect(await show(id)).toMatchObject({ status: 'ACTIVE', [HOST]: 'fake-host-4', 'OS-EXT-SRV-ATTR:hypervisor_hostname': 'fake-drs-cluster-4', [ZONE]: 'az2' });
+  });
+
+  it.each([{}, { advance_ms: -1 }, { advance_ms: 1.5 }, { advance_ms: '10' }, { advance_ms: 10, extra: 1 }])('refuses the clock control body %j', async (body) => {
+    const r = await call(sim, 'POST', '/_sim/clock', { body });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toContain("'advance_ms' must be a whole number");
   });
 });

@@ -1,4 +1,4 @@
-import { NO_VALID_HOST, schedule, type GroupPlacement, type HostLoad, type ScheduleRequest } from './scheduler';
+import { NO_VALID_HOST, groupPolicyViolation, schedule, type GroupPlacement, type HostLoad, type ScheduleRequest } from './scheduler';
 import { DEFAULT_CAPACITY, type ResolvedHost } from './topology';
 
 const host = (name: string, zone: string, capacity = {}): ResolvedHost => ({
@@ -56,15 +56,36 @@ describe('schedule', () => {
     expect(pick(schedule(req, loads))).toBe(expected);
   });
 
-  it('forces a host past the filters, then fails the build on the compute late check', () => {
+  it('forces a host past the filters, without alternates, leaving the group check to the compute host', () => {
     expect(pick(schedule(request({ zone: 'az1', forcedHost: 'h2' }), HOSTS.map(idle)))).toBe('h2');
     expect(pick(schedule(request({ zone: 'az2', forcedHost: 'h2' }), HOSTS.map(idle)))).toBe(NO_VALID_HOST);
     expect(pick(schedule(request({ forcedNode: 'h3' }), HOSTS.map(idle)))).toBe('h3');
-    const late = schedule(request({ zone: 'az1', forcedHost: 'h1', group: group('anti-affinity', ['h1']) }), HOSTS.map(idle));
-    expect(late.ok).toBe(false);
-    expect(!late.ok && late.message).toMatch(/^Exceeded maximum number of retries/);
-    expect(late.trace.join(' ')).toContain('Anti-affinity instance group policy was violated.');
-    expect(pick(schedule(request({ forcedHost: 'h1', group: group('soft-anti-affinity', ['h1']) }), HOSTS.map(idle)))).toBe('h1');
+    const forced = schedule(request({ zone: 'az1', forcedHost: 'h1', group: group('anti-affinity', ['h1']) }), HOSTS.map(idle));
+    expect(forced).toMatchObject({ ok: true, forced: true, alternates: [] });
+    expect(pick(forced)).toBe('h1');
+  });
+
+  it('ranks up to two alternates behind the chosen host (max_attempts 3)', () => {
+    const four = [...HOSTS, host('h4', 'az2')];
+    const r = schedule(request(), [busy(four[0], 3), busy(four[1], 1), idle(four[2]), busy(four[3], 2)]);
+    expect(r.ok && [r.host.name, ...r.alternates.map((h) => h.name)]).toEqual(['h3', 'h2', 'h4']);
+    expect(r.ok && r.forced).toBe(false);
+    const zoned = schedule(request({ zone: 'az1' }), HOSTS.map(idle));
+    expect(zoned.ok && zoned.alternates.map((h) => h.name)).toEqual(['h2']);
+  });
+
+  it.each<[string, GroupPlacement, string, string | null]>([
+    ['anti-affinity on a member host', group('anti-affinity', ['h1']), 'h1', 'Anti-affinity instance group policy was violated.'],
+    ['anti-affinity elsewhere', group('anti-affinity', ['h1']), 'h2', null],
+    ['anti-affinity under max_server_per_host', group('anti-affinity', ['h1'], 2), 'h1', null],
+    ['anti-affinity at max_server_per_host', group('anti-affinity', ['h1', 'h1'], 2), 'h1', 'Anti-affinity instance group policy was violated.'],
+    ['affinity away from the members', group('affinity', ['h1']), 'h2', 'Affinity instance group policy was violated.'],
+    ['affinity with the members', group('affinity', ['h1']), 'h1', null],
+    ['affinity without placed members', group('affinity', []), 'h2', null],
+    ['soft-anti-affinity never', group('soft-anti-affinity', ['h1']), 'h1', null],
+    ['soft-affinity never', group('soft-affinity', ['h1']), 'h2', null],
+  ])('the compute late check: %s', (_name, g, hostName, expected) => {
+    expect(groupPolicyViolation(g, hostName)).toBe(expected);
   });
 
   it('records why hosts were dropped', () => {

@@ -3,9 +3,10 @@ import type { HostCapacity, ResolvedHost } from './topology';
 /**
  * Host selection the way nova-scheduler does it on the reference cloud: Placement drops hosts
  * without room for the flavor, then AvailabilityZoneFilter, ServerGroupAntiAffinityFilter and
- * ServerGroupAffinityFilter run, then the weighers (soft (anti-)affinity, then free RAM) pick the
- * best host. A forced host (`ZONE:HOST`) skips the filters as in Nova, and the compute host's late
- * group check then fails the build if a hard group policy is violated. Pure: no I/O, no clock.
+ * ServerGroupAffinityFilter run, then the weighers (soft (anti-)affinity, then free RAM) rank the
+ * rest: the best host plus alternates for a reschedule. A forced host (`ZONE:HOST`) skips the
+ * filters and gets no alternates, as in Nova. The compute host's late group check
+ * (`groupPolicyViolation`) is the caller's to run. Pure: no I/O, no clock.
  */
 
 export type GroupPolicy = 'affinity' | 'anti-affinity' | 'soft-affinity' | 'soft-anti-affinity';
@@ -42,10 +43,13 @@ export interface ScheduleRequest {
 }
 
 export type ScheduleResult =
-  | { ok: true; host: ResolvedHost; trace: string[] }
+  | { ok: true; host: ResolvedHost; alternates: ResolvedHost[]; forced: boolean; trace: string[] }
   | { ok: false; message: string; trace: string[] };
 
 export const NO_VALID_HOST = 'No valid host was found. There are not enough hosts available.';
+
+/** Nova's `[scheduler] max_attempts` default: the chosen host plus two alternates. */
+export const MAX_ATTEMPTS = 3;
 
 const fits = (load: HostLoad, f: Flavor): boolean =>
   load.used.instances + 1 <= load.host.capacity.instances &&
@@ -82,22 +86,8 @@ export function schedule(request: ScheduleRequest, loads: HostLoad[]): ScheduleR
       (request.forcedNode === null || l.host.hypervisorHostname === request.forcedNode),
     );
     if (hosts.length === 0) return { ok: false, message: NO_VALID_HOST, trace };
-    const chosen = hosts[0].host;
-    const g = request.group;
-    const violated =
-      g !== null &&
-      ((g.policy === 'anti-affinity' && !antiAffinityAllows(g, chosen.name)) ||
-        (g.policy === 'affinity' && !affinityAllows(g, chosen.name)));
-    if (violated) {
-      trace.push(`compute ${chosen.name}: ${g.policy === 'affinity' ? 'Affinity' : 'Anti-affinity'} instance group policy was violated.`);
-      // A forced host has no alternates to reschedule to.
-      return {
-        ok: false,
-        message: 'Exceeded maximum number of retries. Exhausted all hosts available for retrying build failures.',
-        trace,
-      };
-    }
-    return { ok: true, host: chosen, trace };
+    // Nova keeps no retry information for a forced host: a build failure there is final.
+    return { ok: true, host: hosts[0].host, alternates: [], forced: true, trace };
   }
 
   if (request.requestedHost !== null) step('requested destination host', (l) => l.host.name === request.requestedHost);
@@ -123,5 +113,17 @@ export function schedule(request: ScheduleRequest, loads: HostLoad[]): ScheduleR
         a.l.used.instances - b.l.used.instances ||
         a.order - b.order,
     );
-  return { ok: true, host: ranked[0].l.host, trace };
+  const [best, ...rest] = ranked.map((r) => r.l.host);
+  return { ok: true, host: best, alternates: rest.slice(0, MAX_ATTEMPTS - 1), forced: false, trace };
+}
+
+/**
+ * The compute host's late check (`_validate_instance_group_policy`), run under the group's lock
+ * when the build starts there. `group.memberHosts` are the hosts of every other member already
+ * on a host, whether or not the scheduler could see them. Returns Nova's reason, or null.
+ */
+export function groupPolicyViolation(group: GroupPlacement, host: string): string | null {
+  if (group.policy === 'anti-affinity' && !antiAffinityAllows(group, host)) return 'Anti-affinity instance group policy was violated.';
+  if (group.policy === 'affinity' && !affinityAllows(group, host)) return 'Affinity instance group policy was violated.';
+  return null;
 }

@@ -1,4 +1,4 @@
-import { call, createGroup, login, sample, shapeOf } from './spec-helpers';
+import { boot, call, createGroup, login, sample, shapeOf } from './spec-helpers';
 import { startNovaSimulator, type RunningSimulator } from './simulator';
 
 const GROUPS = '/compute/v2.1/os-server-groups';
@@ -62,6 +62,25 @@ describe('os-server-groups', () => {
     const gone = await call(sim, 'GET', `${GROUPS}/${id}`, { token: demo });
     expect(gone.status).toBe(404);
     expect(gone.body.itemNotFound.message).toBe(`Instance group ${id} could not be found.`);
+  });
+
+  it("leaves its former members with server_groups [] once deleted (2.71), and still lists an ERROR member", async () => {
+    const topology = { zones: [{ name: 'az1', hosts: [{ name: 'only' }] }] };
+    const small = await startNovaSimulator({ buildDelayMs: 0, topology });
+    try {
+      const t = await login(small, 'demo');
+      const id = await createGroup(small, t, 'anti-affinity');
+      const servers = [];
+      for (let i = 0; i < 2; i++) servers.push((await boot(small, { token: t, group: id })).body.server.id);
+      const show = async (server: string) => (await call(small, 'GET', `/compute/v2.1/servers/${server}`, { token: t, version: '2.71' })).body.server;
+      expect((await show(servers[1])).status).toBe('ERROR');
+      expect((await call(small, 'GET', `${GROUPS}/${id}`, { token: t })).body.server_group.members).toEqual(servers);
+      expect((await show(servers[0])).server_groups).toEqual([id]);
+      expect((await call(small, 'DELETE', `${GROUPS}/${id}`, { token: t })).status).toBe(204);
+      for (const server of servers) expect((await show(server)).server_groups).toEqual([]);
+    } finally {
+      await small.close();
+    }
   });
 
   it('pages with limit and offset', async () => {

@@ -1,4 +1,4 @@
-import { boot, bootAndShow, call, createGroup, IMAGE_REF, login, sample, shapeOf } from './spec-helpers';
+import { advanceClock, boot, bootAndShow, call, createGroup, IMAGE_REF, login, sample, shapeOf } from './spec-helpers';
 import { startNovaSimulator, type RunningSimulator } from './simulator';
 
 const SERVERS = '/compute/v2.1/servers';
@@ -84,11 +84,19 @@ describe('servers', () => {
     expect((await at('2.71')).server_groups).toEqual([group]);
   });
 
-  it('goes BUILD first when there is a build delay', async () => {
+  it('goes BUILD first when there is a build delay, without a host until the scheduler has run', async () => {
     await call(sim, 'POST', '/_sim/config', { body: { build_delay_ms: 600_000 } });
     const r = await boot(sim, { token: admin });
     const s = (await call(sim, 'GET', `${SERVERS}/${r.body.server.id}`, { token: admin, version: '2.64' })).body.server;
-    expect(s).toMatchObject({ status: 'BUILD', 'OS-EXT-STS:vm_state': 'building', 'OS-EXT-SRV-ATTR:root_device_name': null });
+    expect(s).toMatchObject({
+      status: 'BUILD',
+      'OS-EXT-STS:vm_state': 'building',
+      'OS-EXT-STS:task_state': 'scheduling',
+      'OS-EXT-SRV-ATTR:root_device_name': null,
+      'OS-EXT-SRV-ATTR:host': null,
+      hostId: '',
+      'OS-EXT-AZ:availability_zone': '',
+    });
   });
 
   it.each<[string, Record<string, unknown>, string, RegExp]>([
@@ -96,8 +104,22 @@ describe('servers', () => {
     ['missing networks from 2.37', { name: 'x', imageRef: IMAGE_REF, flavorRef: '1' }, '2.37', /'networks' is a required property/],
     ['networks "none" before 2.37', { name: 'x', imageRef: IMAGE_REF, flavorRef: '1', networks: 'none' }, '2.36', /is not of type 'array'/],
     ['a non-string metadata value', { name: 'x', imageRef: IMAGE_REF, flavorRef: '1', networks: 'none', metadata: { n: 1 } }, '2.64', /metadata\/n.*1 is not of type 'string'/],
-    ['an unknown flavor', { name: 'x', imageRef: IMAGE_REF, flavorRef: '99', networks: 'none' }, '2.64', /^Invalid flavorRef provided\.$/],
-    ['an image name instead of an id', { name: 'x', imageRef: 'cirros', flavorRef: '1', networks: 'none' }, '2.64', /^Invalid imageRef provided\.$/],
+    ['an unknown flavor', { name: 'x', imageRef: IMAGE_REF, flavorRef: '99', networks: 'none' }, '2.64', /^Flavor 99 could not be found\.$/],
+    ['a flavor name instead of an id', { name: 'x', imageRef: IMAGE_REF, flavorRef: 'm1.tiny', networks: 'none' }, '2.64', /^Flavor m1\.tiny could not be found\.$/],
+    [
+      'an image name instead of an id',
+      { name: 'x', imageRef: 'cirros-fake', flavorRef: '1', networks: 'none' },
+      '2.64',
+      /^Invalid input for field\/attribute imageRef\. Value: cirros-fake\. 'cirros-fake' is not valid under any of the given schemas$/,
+    ],
+    [
+      'an image link instead of an id',
+      { name: 'x', imageRef: `http://glance/v2/images/${IMAGE_REF}`, flavorRef: '1', networks: 'none' },
+      '2.64',
+      /^Invalid input for field\/attribute imageRef\. Value: http:\/\/glance\/v2\/images\/.+ is not valid under any of the given schemas$/,
+    ],
+    ['a number as imageRef', { name: 'x', imageRef: 7, flavorRef: '1', networks: 'none' }, '2.64', /^Invalid input for field\/attribute imageRef\. Value: 7\. 7 is not valid/],
+    ['an image name and an unknown flavor (the schema comes first)', { name: 'x', imageRef: 'cirros', flavorRef: '99', networks: 'none' }, '2.64', /field\/attribute imageRef/],
     ['an unknown property', { name: 'x', imageRef: IMAGE_REF, flavorRef: '1', networks: 'none', colour: 'red' }, '2.64', /'colour' was unexpected/],
     ['a description before 2.19', { name: 'x', imageRef: IMAGE_REF, flavorRef: '1', description: 'd' }, '2.1', /'description' was unexpected/],
     ['user_data that is not base64', { name: 'x', imageRef: IMAGE_REF, flavorRef: '1', networks: 'none', user_data: 'not base64!' }, '2.64', /valid base 64/],
@@ -146,24 +168,51 @@ describe('servers', () => {
     expect((await call(sim, 'GET', `${SERVERS}?status=BOGUS`, { token: demo, version: '2.37' })).body.servers).toEqual([]);
   });
 
-  it('deletes: 204, DELETED while it lingers, out of its group at once, then 404', async () => {
-    const group = await createGroup(sim, demo, 'anti-affinity');
-    const r = await boot(sim, { token: demo, group });
-    const id = r.body.server.id;
+  it('deletes: ACTIVE with task_state deleting (still a member), then DELETED for a moment, then 404', async () => {
     await call(sim, 'POST', '/_sim/config', { body: { build_delay_ms: 600_000 } });
-    expect((await call(sim, 'DELETE', `${SERVERS}/${id}`, { token: demo })).status).toBe(204);
-    const shown = await call(sim, 'GET', `${SERVERS}/${id}`, { token: demo, version: '2.64' });
-    expect(shown.body.server.status).toBe('DELETED');
-    const g = await call(sim, 'GET', `/compute/v2.1/os-server-groups/${group}`, { token: demo, version: '2.64' });
-    expect(g.body.server_group.members).toEqual([]);
-    expect((await call(sim, 'GET', SERVERS, { token: demo })).body.servers).toEqual([]);
+    const group = await createGroup(sim, demo, 'anti-affinity');
+    const id = (await boot(sim, { token: demo, group })).body.server.id;
+    await advanceClock(sim, 600_000);
+    const show = async () => call(sim, 'GET', `${SERVERS}/${id}`, { token: demo, version: '2.64' });
+    const members = async () => (await call(sim, 'GET', `/compute/v2.1/os-server-groups/${group}`, { token: demo })).body.server_group.members;
+    expect((await show()).body.server.status).toBe('ACTIVE');
 
-    await call(sim, 'POST', '/_sim/config', { body: { build_delay_ms: 0 } });
-    const quick = (await boot(sim, { token: demo })).body.server.id;
-    expect((await call(sim, 'DELETE', `${SERVERS}/${quick}`, { token: demo })).status).toBe(204);
-    const gone = await call(sim, 'GET', `${SERVERS}/${quick}`, { token: demo });
+    expect((await call(sim, 'DELETE', `${SERVERS}/${id}`, { token: demo })).status).toBe(204);
+    expect((await show()).body.server).toMatchObject({ status: 'ACTIVE', 'OS-EXT-STS:task_state': 'deleting', 'OS-EXT-STS:vm_state': 'active' });
+    expect(await members()).toEqual([id]);
+    expect((await call(sim, 'GET', SERVERS, { token: demo })).body.servers.map((s: { id: string }) => s.id)).toEqual([id]);
+    expect((await call(sim, 'DELETE', `${SERVERS}/${id}`, { token: demo })).status).toBe(204);
+
+    await advanceClock(sim, 300_000);
+    expect((await show()).body.server).toMatchObject({ status: 'DELETED', 'OS-EXT-STS:task_state': null, 'OS-EXT-STS:vm_state': 'deleted' });
+    expect(await members()).toEqual([]);
+    expect((await call(sim, 'GET', SERVERS, { token: demo })).body.servers).toEqual([]);
+    const again = await call(sim, 'DELETE', `${SERVERS}/${id}`, { token: demo });
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ itemNotFound: { code: 404, message: `Instance ${id} could not be found.` } });
+
+    await advanceClock(sim, 300_000);
+    const gone = await show();
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ itemNotFound: { code: 404, message: `Instance ${quick} could not be found.` } });
+    expect(gone.body).toEqual({ itemNotFound: { code: 404, message: `Instance ${id} could not be found.` } });
+  });
+
+  it('deletes a server still in BUILD without a host at once: 404 right after, also for a second DELETE', async () => {
+    await call(sim, 'POST', '/_sim/config', { body: { build_delay_ms: 600_000 } });
+    const group = await createGroup(sim, demo, 'anti-affinity');
+    const id = (await boot(sim, { token: demo, group })).body.server.id;
+    expect((await call(sim, 'DELETE', `${SERVERS}/${id}`, { token: demo })).status).toBe(204);
+    expect((await call(sim, 'GET', `${SERVERS}/${id}`, { token: demo })).status).toBe(404);
+    expect((await call(sim, 'DELETE', `${SERVERS}/${id}`, { token: demo })).status).toBe(404);
+    expect((await call(sim, 'GET', `/compute/v2.1/os-server-groups/${group}`, { token: demo })).body.server_group.members).toEqual([]);
+  });
+
+  it('with no build delay, a deleted server is gone at the next request', async () => {
+    const quick = (await boot(sim, { token: demo })).body.server.id;
+    expect((await call(sim, 'GET', `${SERVERS}/${quick}`, { token: demo })).body.server.status).toBe('ACTIVE');
+    expect((await call(sim, 'DELETE', `${SERVERS}/${quick}`, { token: demo })).status).toBe(204);
+    expect((await call(sim, 'GET', `${SERVERS}/${quick}`, { token: demo })).status).toBe(404);
+    expect((await call(sim, 'DELETE', `${SERVERS}/${quick}`, { token: demo })).status).toBe(404);
   });
 
   it('lists the flavors and the one image so names can be resolved', async () => {

@@ -2,12 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { FaultRegistry } from './faults';
 import { ApiError } from './http-kit';
 import { IdentityStore, stableId } from './identity';
-import { schedule, type Flavor, type GroupPlacement, type GroupPolicy, type HostLoad } from './scheduler';
+import { groupPolicyViolation, schedule, type Flavor, type GroupPlacement, type GroupPolicy, type HostLoad } from './scheduler';
 import { resolveHosts, type HostCapacity, type ResolvedHost, type Topology } from './topology';
 
 /**
- * Everything the simulated cloud knows. Servers change state lazily: a read after `readyAt`
- * sees the build finished, a read after `goneAt` no longer finds a deleted server. No timers.
+ * Everything the simulated cloud knows. Time moves lazily, without timers: every read first
+ * replays what has happened since the last one, in time order (a server's scheduling at its
+ * `scheduleAt`, a deleted server's end), so what a client sees depends only on the clock, never
+ * on when it looked.
  */
 
 export interface FlavorRecord extends Flavor {
@@ -33,12 +35,23 @@ export const stableUuid = (kind: string, name: string): string => {
 export const IMAGE = { id: stableUuid('image', 'cirros-fake'), name: 'cirros-fake' };
 
 export type ServerStatus = 'BUILD' | 'ACTIVE' | 'ERROR' | 'DELETED';
+export type TaskState = 'scheduling' | 'spawning' | 'deleting' | null;
 
 export interface ServerFault {
   code: number;
   message: string;
   details: string;
+  /** when the server turns ERROR (and the fault is shown) */
   created: number;
+}
+
+/** What the scheduler is asked, kept until it runs. */
+export interface PlacementRequest {
+  zone: string | null;
+  forcedHost: string | null;
+  forcedNode: string | null;
+  requestedHost: string | null;
+  requestedNode: string | null;
 }
 
 export interface SimServer {
@@ -55,14 +68,29 @@ export interface SimServer {
   tags: string[];
   adminPass: string;
   requestedZone: string | null;
+  request: PlacementRequest;
   groupId: string | null;
-  /** decided at create time; shown once the build delay has passed (host shows during BUILD too) */
-  host: ResolvedHost | null;
-  outcome: 'ACTIVE' | 'ERROR';
-  fault: ServerFault | null;
   createdAt: number;
+  /** when nova-scheduler picks the host: until then BUILD/scheduling without a host */
+  scheduleAt: number;
+  /** when the compute host has claimed it: from then on the scheduler's group filters see its host */
+  claimAt: number;
+  /** when the build ends: ACTIVE, or ERROR for a failure on the compute host */
   readyAt: number;
+  /** the scheduler has run */
+  scheduled: boolean;
+  /** the host it holds (capacity, group policies); null before scheduling and after a failure */
+  host: ResolvedHost | null;
+  /** the host shown while it spawns (where the build ran, also for one that then fails) */
+  buildHost: ResolvedHost | null;
+  /** `OS-EXT-AZ:availability_zone`: the requested zone, then (once scheduled) its host's */
+  zone: string | null;
+  /** decided by the scheduler; null before */
+  outcome: 'ACTIVE' | 'ERROR' | null;
+  fault: ServerFault | null;
+  /** DELETE accepted: `task_state` deleting until `destroyedAt`, then DELETED until `goneAt` */
   deletedAt: number | null;
+  destroyedAt: number | null;
   goneAt: number | null;
   instanceNumber: number;
   reservationId: string;
@@ -106,6 +134,17 @@ export interface StateOptions {
   now?: () => number;
 }
 
+/** What a client sees of a server at one moment. */
+export interface ServerPhase {
+  status: ServerStatus;
+  taskState: TaskState;
+  /** `OS-EXT-SRV-ATTR:host` (and hostId, node): null while scheduling and after a failure */
+  host: ResolvedHost | null;
+}
+
+const traceback = (frames: string[], exception: string): string =>
+  ['Traceback (most recent call last):', ...frames, `${exception} (simulated)`].join('\n');
+
 export class SimulatorState {
   readonly identity: IdentityStore;
   readonly hosts: ResolvedHost[];
@@ -113,12 +152,18 @@ export class SimulatorState {
   readonly now: () => number;
   buildDelayMs: number;
   private readonly initialBuildDelayMs: number;
+  private readonly baseClock: () => number;
+  private clockOffsetMs = 0;
   private readonly serverMap = new Map<string, SimServer>();
   private readonly groupMap = new Map<string, SimServerGroup>();
+  /** created, not yet scheduled */
+  private pending: SimServer[] = [];
+  private nextGoneAt = Infinity;
   private instanceCounter = 0;
 
   constructor(options: StateOptions) {
-    this.now = options.now ?? Date.now;
+    this.baseClock = options.now ?? Date.now;
+    this.now = () => this.baseClock() + this.clockOffsetMs;
     this.hosts = resolveHosts(options.topology);
     this.buildDelayMs = this.initialBuildDelayMs = options.buildDelayMs;
     this.identity = new IdentityStore({
@@ -136,41 +181,48 @@ export class SimulatorState {
     return p.id;
   }
 
-  private sweep(): void {
+  /** Test control: moves the simulated clock forward (builds, deletes and token lifetimes follow). */
+  advanceClock(ms: number): void {
+    if (!Number.isInteger(ms) || ms < 0) throw new Error(`advanceClock: ms must be a whole number >= 0, got ${ms}`);
+    this.clockOffsetMs += ms;
+  }
+
+  /** Replays everything due by now: the scheduler for each pending server (in time order), then the sweep. */
+  private advance(): void {
     const now = this.now();
-    for (const [id, s] of this.serverMap) if (s.goneAt !== null && s.goneAt <= now) this.serverMap.delete(id);
+    if (this.pending.length > 0 && this.pending.some((s) => s.scheduleAt <= now)) {
+      const due = this.pending.filter((s) => s.scheduleAt <= now);
+      this.pending = this.pending.filter((s) => s.scheduleAt > now);
+      due.sort((a, b) => a.scheduleAt - b.scheduleAt || a.instanceNumber - b.instanceNumber);
+      for (const s of due) this.place(s);
+    }
+    if (now >= this.nextGoneAt) this.sweep(now);
   }
 
-  status(s: SimServer): ServerStatus {
-    if (s.deletedAt !== null) return 'DELETED';
-    return this.now() < s.readyAt ? 'BUILD' : s.outcome;
+  private sweep(now: number): void {
+    this.nextGoneAt = Infinity;
+    for (const [id, s] of this.serverMap) {
+      if (s.goneAt === null) continue;
+      if (s.goneAt > now) {
+        this.nextGoneAt = Math.min(this.nextGoneAt, s.goneAt);
+        continue;
+      }
+      this.serverMap.delete(id);
+      const g = s.groupId ? this.groupMap.get(s.groupId) : undefined;
+      if (g) g.members = g.members.filter((m) => m !== id);
+    }
   }
 
-  /** Every server still visible, oldest first. */
-  servers(): SimServer[] {
-    this.sweep();
-    return [...this.serverMap.values()];
+  /** Whether a server occupies its host at time `t` (a deleted one until its host is done with it). */
+  private holdsHostAt(s: SimServer, t: number): boolean {
+    return s.host !== null && (s.destroyedAt === null || s.destroyedAt > t);
   }
 
-  server(id: string): SimServer | undefined {
-    this.sweep();
-    return this.serverMap.get(id);
-  }
-
-  groups(): SimServerGroup[] {
-    return [...this.groupMap.values()];
-  }
-
-  group(id: string): SimServerGroup | undefined {
-    return this.groupMap.get(id);
-  }
-
-  /** What each host holds: every server with a host that is not deleted counts. */
-  loads(): HostLoad[] {
-    const servers = this.servers().filter((s) => s.host !== null && s.deletedAt === null);
+  private loadsAt(t: number): HostLoad[] {
+    const holding = [...this.serverMap.values()].filter((s) => this.holdsHostAt(s, t));
     return this.hosts.map((host) => {
       const used: HostCapacity = { instances: 0, vcpus: 0, ram_mb: 0, disk_gb: 0 };
-      for (const s of servers) {
+      for (const s of holding) {
         if (s.host?.name !== host.name) continue;
         used.instances += 1;
         used.vcpus += s.flavor.vcpus;
@@ -181,43 +233,163 @@ export class SimulatorState {
     });
   }
 
+  /**
+   * nova-scheduler, then the compute host's late group check, for one server at its `scheduleAt`.
+   * Placement claims are atomic, so capacity counts every server placed before. The group filters
+   * only see members a compute host has claimed (`claimAt` passed): members being scheduled at
+   * nearly the same moment are invisible to each other there, as in Nova, and the late check
+   * (which sees every placed member) sends the loser to its alternates and, when they are used up,
+   * to ERROR with "Exceeded maximum number of retries".
+   */
+  private place(s: SimServer): void {
+    const t = s.scheduleAt;
+    const group = s.groupId ? this.groupMap.get(s.groupId) : undefined;
+    const placedMembers = (group?.members ?? [])
+      .map((id) => this.serverMap.get(id))
+      .filter((m): m is SimServer => m !== undefined && m !== s && m.scheduled && this.holdsHostAt(m, t));
+    const placement = (members: SimServer[]): GroupPlacement | null =>
+      group
+        ? { policy: group.policy, maxServerPerHost: group.rules.max_server_per_host ?? null, memberHosts: members.map((m) => m.host!.name) }
+        : null;
+    const result = schedule(
+      { flavor: s.flavor, ...s.request, group: placement(placedMembers.filter((m) => m.claimAt <= t)) },
+      this.loadsAt(t),
+    );
+    s.scheduled = true;
+    if (!result.ok) {
+      s.outcome = 'ERROR';
+      s.fault = {
+        code: 500,
+        message: result.message,
+        details: traceback(
+          [
+            '  File "/usr/lib/python3/dist-packages/nova/conductor/manager.py", line 1587, in schedule_and_build_instances',
+            '    host_lists = self._schedule_instances(context, request_specs[0],',
+          ],
+          `nova.exception.NoValidHost: ${result.message}\nScheduler trace: ${result.trace.join(', ')}`,
+        ),
+        created: t,
+      };
+      return;
+    }
+    // The conductor records the zone of the first host it sends the build to.
+    s.zone = result.host.zone;
+    const late = placement(placedMembers);
+    const attempts = [result.host, ...result.alternates];
+    let violation: string | null = null;
+    for (const host of attempts) {
+      s.buildHost = host;
+      violation = late ? groupPolicyViolation(late, host.name) : null;
+      if (violation === null) {
+        s.host = host;
+        s.outcome = 'ACTIVE';
+        return;
+      }
+    }
+    s.outcome = 'ERROR';
+    if (result.forced) {
+      // No retry information for a forced host: the compute's own reason becomes the fault.
+      s.fault = {
+        code: 500,
+        message: violation!,
+        details: traceback(
+          ['  File "/usr/lib/python3/dist-packages/nova/compute/manager.py", line 2447, in _build_and_run_instance'],
+          `nova.exception.RescheduledException: Build of instance ${s.id} was re-scheduled: ${violation}`,
+        ),
+        created: s.readyAt,
+      };
+      return;
+    }
+    const message = `Exceeded maximum number of retries. Exhausted all hosts available for retrying build failures for instance ${s.id}.`;
+    s.fault = {
+      code: 500,
+      message,
+      details: traceback(
+        ['  File "/usr/lib/python3/dist-packages/nova/conductor/manager.py", line 712, in build_instances', '    raise exception.MaxRetriesExceeded(reason=msg)'],
+        `nova.exception.MaxRetriesExceeded: ${message}\nCompute late checks: ${attempts.map((h) => `${h.name}: ${violation}`).join(', ')}`,
+      ),
+      created: s.readyAt,
+    };
+  }
+
+  /** What a client sees of the server now. */
+  phase(s: SimServer): ServerPhase {
+    this.advance();
+    const now = this.now();
+    if (s.destroyedAt !== null && s.destroyedAt <= now) return { status: 'DELETED', taskState: null, host: s.host ?? s.buildHost };
+    const deleting = s.deletedAt !== null;
+    let phase: ServerPhase;
+    if (!s.scheduled) phase = { status: 'BUILD', taskState: 'scheduling', host: null };
+    else if (s.outcome === 'ERROR' && s.fault!.created <= now) phase = { status: 'ERROR', taskState: null, host: null };
+    else if (now < s.readyAt) phase = { status: 'BUILD', taskState: 'spawning', host: s.buildHost };
+    else phase = { status: 'ACTIVE', taskState: null, host: s.host };
+    return deleting ? { ...phase, taskState: 'deleting' } : phase;
+  }
+
+  status(s: SimServer): ServerStatus {
+    return this.phase(s).status;
+  }
+
+  /** Every server still visible, oldest first. */
+  servers(): SimServer[] {
+    this.advance();
+    return [...this.serverMap.values()];
+  }
+
+  server(id: string): SimServer | undefined {
+    this.advance();
+    return this.serverMap.get(id);
+  }
+
+  groups(): SimServerGroup[] {
+    this.advance();
+    return [...this.groupMap.values()];
+  }
+
+  group(id: string): SimServerGroup | undefined {
+    this.advance();
+    return this.groupMap.get(id);
+  }
+
+  /** The group's members as Nova lists them: every server of the group not yet destroyed (ERROR ones too). */
+  groupMembers(g: SimServerGroup): string[] {
+    this.advance();
+    const now = this.now();
+    return g.members.filter((id) => {
+      const s = this.serverMap.get(id);
+      return s !== undefined && (s.destroyedAt === null || s.destroyedAt > now);
+    });
+  }
+
+  /** What each host holds now: every placed server until its delete has freed the host. */
+  loads(): HostLoad[] {
+    this.advance();
+    return this.loadsAt(this.now());
+  }
+
   createGroup(input: Omit<SimServerGroup, 'id' | 'members'>): SimServerGroup {
     const group: SimServerGroup = { ...input, id: randomUUID(), members: [] };
     this.groupMap.set(group.id, group);
     return group;
   }
 
+  /** Its members stay, without a group: they show `server_groups: []` from now on. */
   deleteGroup(id: string): boolean {
+    this.advance();
     return this.groupMap.delete(id);
   }
 
-  /** Schedules at once, so concurrent creates into one group see each other's hosts. */
+  /**
+   * Accepts the server as nova-api does: BUILD, a member of its group at once, no host. The
+   * scheduler runs a quarter of the build delay later, the compute host claims it at half, and
+   * the build ends at the full delay (0: all at the next read).
+   */
   createServer(input: CreateServerInput): SimServer {
+    this.advance();
     const now = this.now();
-    const group = input.group;
-    let placement: GroupPlacement | null = null;
-    if (group) {
-      const memberHosts = group.members
-        .map((id) => this.server(id))
-        .filter((s): s is SimServer => s !== undefined && s.host !== null && s.deletedAt === null)
-        .map((s) => s.host!.name);
-      placement = { policy: group.policy, maxServerPerHost: group.rules.max_server_per_host ?? null, memberHosts };
-    }
-    const result = schedule(
-      {
-        flavor: input.flavor,
-        zone: input.zone,
-        forcedHost: input.forcedHost,
-        forcedNode: input.forcedNode,
-        requestedHost: input.requestedHost,
-        requestedNode: input.requestedNode,
-        group: placement,
-      },
-      this.loads(),
-    );
+    const delay = this.buildDelayMs;
     this.instanceCounter += 1;
     const id = randomUUID();
-    const readyAt = now + this.buildDelayMs;
     const server: SimServer = {
       id,
       name: input.name,
@@ -232,47 +404,57 @@ export class SimulatorState {
       tags: input.tags,
       adminPass: randomBytes(9).toString('base64url').slice(0, 12),
       requestedZone: input.zone,
-      groupId: group?.id ?? null,
-      host: result.ok ? result.host : null,
-      outcome: result.ok ? 'ACTIVE' : 'ERROR',
-      fault: result.ok
-        ? null
-        : {
-            code: 500,
-            message: result.message,
-            details: [
-              'Traceback (most recent call last):',
-              '  File "/usr/lib/python3/dist-packages/nova/conductor/manager.py", line 1587, in schedule_and_build_instances',
-              '    host_lists = self._schedule_instances(context, request_specs[0], ...(simulated)',
-              `nova.exception.NoValidHost: ${result.message}`,
-              `Scheduler trace: ${result.trace.join(', ')}`,
-            ].join('\n'),
-            created: readyAt,
-          },
+      request: {
+        zone: input.zone,
+        forcedHost: input.forcedHost,
+        forcedNode: input.forcedNode,
+        requestedHost: input.requestedHost,
+        requestedNode: input.requestedNode,
+      },
+      groupId: input.group?.id ?? null,
       createdAt: now,
-      readyAt,
+      scheduleAt: now + Math.floor(delay / 4),
+      claimAt: now + Math.floor(delay / 2),
+      readyAt: now + delay,
+      scheduled: false,
+      host: null,
+      buildHost: null,
+      zone: input.zone,
+      outcome: null,
+      fault: null,
       deletedAt: null,
+      destroyedAt: null,
       goneAt: null,
       instanceNumber: this.instanceCounter,
       reservationId: 'r-' + randomBytes(6).toString('hex').slice(0, 8),
     };
     this.serverMap.set(id, server);
+    this.pending.push(server);
     // Nova adds the member at the API, before scheduling: failed builds stay members too.
-    group?.members.push(id);
+    input.group?.members.push(id);
     return server;
   }
 
-  /** The server goes DELETED at once (host freed, group left) and disappears after the build delay. */
+  /**
+   * A server without a host (still scheduling, or failed) is deleted by nova-api itself: gone at
+   * once. One on a host shows `task_state` deleting for half the build delay (still holding its
+   * host and group place), then DELETED until the full delay, then 404. Deleting again while it
+   * is deleting changes nothing.
+   */
   deleteServer(s: SimServer): void {
+    const { host } = this.phase(s);
     if (s.deletedAt !== null) return;
     const now = this.now();
     s.deletedAt = now;
-    s.goneAt = now + this.buildDelayMs;
-    if (s.groupId) {
-      const g = this.groupMap.get(s.groupId);
-      if (g) g.members = g.members.filter((m) => m !== s.id);
+    if (host === null) {
+      s.destroyedAt = s.goneAt = now;
+      this.pending = this.pending.filter((p) => p !== s);
+    } else {
+      s.destroyedAt = now + Math.floor(this.buildDelayMs / 2);
+      s.goneAt = now + this.buildDelayMs;
     }
-    this.sweep();
+    this.nextGoneAt = Math.min(this.nextGoneAt, s.goneAt);
+    this.advance();
   }
 
   /** Test control: move a server as an evacuation would, without any group or capacity check. */
@@ -281,19 +463,24 @@ export class SimulatorState {
     if (!s) throw new ApiError(404, `Instance ${id} could not be found.`);
     const host = this.hosts.find((h) => h.name === hostName);
     if (!host) throw new ApiError(400, `Compute host ${hostName} could not be found.`);
-    if (s.deletedAt !== null) throw new ApiError(409, `Cannot migrate instance ${id} while it is DELETED`);
-    s.host = host;
-    if (s.outcome === 'ERROR') {
+    if (s.deletedAt !== null) throw new ApiError(409, `Cannot migrate instance ${id} while it is being deleted`);
+    this.pending = this.pending.filter((p) => p !== s);
+    s.scheduled = true;
+    s.host = s.buildHost = host;
+    s.zone = host.zone;
+    if (s.outcome !== 'ACTIVE') {
       s.outcome = 'ACTIVE';
       s.fault = null;
     }
     return s;
   }
 
-  /** `POST /_sim/reset`: no servers, groups or faults; the build delay as configured at start. */
+  /** `POST /_sim/reset`: no servers, groups or faults; the build delay as configured at start. The clock is not rewound. */
   reset(): void {
     this.serverMap.clear();
     this.groupMap.clear();
+    this.pending = [];
+    this.nextGoneAt = Infinity;
     this.faults.clear();
     this.buildDelayMs = this.initialBuildDelayMs;
     this.identity.reset();
@@ -306,24 +493,28 @@ export class SimulatorState {
   /** `GET /_sim/state`: where everything is. */
   snapshot(): Record<string, unknown> {
     return {
-      servers: this.servers().map((s) => ({
-        id: s.id,
-        name: s.name,
-        project_id: s.projectId,
-        status: this.status(s),
-        host: s.host?.name ?? null,
-        hypervisor_hostname: s.host?.hypervisorHostname ?? null,
-        zone: s.host?.zone ?? null,
-        group: s.groupId,
-        metadata: s.metadata,
-        fault: s.fault?.message ?? null,
-      })),
+      servers: this.servers().map((s) => {
+        const phase = this.phase(s);
+        return {
+          id: s.id,
+          name: s.name,
+          project_id: s.projectId,
+          status: phase.status,
+          task_state: phase.taskState,
+          host: phase.host?.name ?? null,
+          hypervisor_hostname: phase.host?.hypervisorHostname ?? null,
+          zone: s.zone,
+          group: s.groupId !== null && this.groupMap.has(s.groupId) ? s.groupId : null,
+          metadata: s.metadata,
+          fault: phase.status === 'ERROR' ? (s.fault?.message ?? null) : null,
+        };
+      }),
       server_groups: this.groups().map((g) => ({
         id: g.id,
         name: g.name,
         policy: g.policy,
         rules: g.rules,
-        members: [...g.members],
+        members: this.groupMembers(g),
         project_id: g.projectId,
       })),
       hosts: this.loads().map((l) => ({
@@ -333,7 +524,11 @@ export class SimulatorState {
         capacity: l.host.capacity,
         used: l.used,
       })),
-      config: { build_delay_ms: this.buildDelayMs, token_lifetime_seconds: this.identity.tokenLifetimeMs / 1000 },
+      config: {
+        build_delay_ms: this.buildDelayMs,
+        token_lifetime_seconds: this.identity.tokenLifetimeMs / 1000,
+        clock_offset_ms: this.clockOffsetMs,
+      },
     };
   }
 }

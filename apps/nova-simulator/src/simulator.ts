@@ -22,7 +22,10 @@ export interface SimulatorOptions {
   host?: string;
   /** 0 (the default) picks a free port */
   port?: number;
-  /** BUILD → ACTIVE delay (also how long a deleted server stays visible); default 500; 0 = ACTIVE at the next GET */
+  /**
+   * BUILD → ACTIVE delay; the scheduler runs after a quarter of it, and a deleted server stays
+   * visible (deleting, then DELETED) as long. Default 500; 0 = all at the next request.
+   */
   buildDelayMs?: number;
   /** default: zones az1 (host-1..3) and az2 (host-4..6), host-6's hypervisor is `vsphere-drs-cluster-6` */
   topology?: Topology;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunningSimulator } from './simulator';
+import { loadTopology, type RunningSimulator, type Topology } from './simulator';
 
 /** A tiny HTTP client for the simulator's own specs. */
 
@@ -88,6 +88,19 @@ export async function createGroup(sim: RunningSimulator, token: string, policy: 
   });
   if (r.status !== 200) throw new Error(`group create failed: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.server_group.id;
+}
+
+/** The topology of the test/openstack harness (4 hosts, `fake-host-4` on node `fake-drs-cluster-4`). */
+export const HARNESS_TOPOLOGY_FILE = join(__dirname, '..', 'topologies', 'openstack-harness.yaml');
+
+export function harnessTopology(): Topology {
+  return loadTopology(readFileSync(HARNESS_TOPOLOGY_FILE, 'utf8'));
+}
+
+/** Moves the simulator's clock (builds, deletes, tokens) forward. */
+export async function advanceClock(sim: RunningSimulator, ms: number): Promise<void> {
+  const r = await call(sim, 'POST', '/_sim/clock', { body: { advance_ms: ms } });
+  if (r.status !== 200) throw new Error(`clock advance failed: ${r.status} ${JSON.stringify(r.body)}`);
 }
 
 /** A capture from the reference cloud (copied from docs/nova-samples). */

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { HARNESS_TOPOLOGY_FILE } from './spec-helpers';
 import { DEFAULT_TOPOLOGY, loadTopology, resolveHosts, TopologyError } from './topology';
 
 describe('loadTopology', () => {
@@ -15,6 +17,16 @@ describe('loadTopology', () => {
     expect(hosts.map((h) => `${h.zone}/${h.name}`)).toEqual(['az1/host-1', 'az1/host-2', 'az1/host-3', 'az2/host-4', 'az2/host-5', 'az2/host-6']);
     expect(hosts.filter((h) => /drs/i.test(h.hypervisorHostname)).map((h) => h.hypervisorHostname)).toEqual(['vsphere-drs-cluster-6']);
     expect(hosts.every((h) => h.capacity.instances === 100)).toBe(true);
+  });
+
+  it('ships the test/openstack harness as topologies/openstack-harness.yaml', () => {
+    const hosts = resolveHosts(loadTopology(readFileSync(HARNESS_TOPOLOGY_FILE, 'utf8')));
+    expect(hosts.map((h) => `${h.zone}/${h.name}/${h.hypervisorHostname}`)).toEqual([
+      'az1/fake-host-1/fake-host-1',
+      'az1/fake-host-2/fake-host-2',
+      'az2/fake-host-3/fake-host-3',
+      'az2/fake-host-4/fake-drs-cluster-4',
+    ]);
   });
 
   it.each([
