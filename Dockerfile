@@ -9,6 +9,7 @@ COPY libs ./libs
 COPY cli ./cli
 COPY bench ./bench
 COPY examples ./examples
+COPY plugins ./plugins
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
