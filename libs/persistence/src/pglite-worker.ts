@@ -106,15 +106,24 @@ export class PgliteWorker {
         maxConnections: options.maxConnections,
       },
     });
+    // only our own listeners may go: Worker keeps internal ones that deliver later messages
+    let detach = () => undefined as void;
     const first = await new Promise<Reply>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`PGlite worker exited with code ${code} while starting`)));
-    }).catch(async (e: unknown) => {
-      await worker.terminate();
-      throw e;
-    });
-    worker.removeAllListeners();
+      const onExit = (code: number) => reject(new Error(`PGlite worker exited with code ${code} while starting`));
+      worker.on('message', resolve);
+      worker.on('error', reject);
+      worker.on('exit', onExit);
+      detach = () => {
+        worker.off('message', resolve);
+        worker.off('error', reject);
+        worker.off('exit', onExit);
+      };
+    })
+      .catch(async (e: unknown) => {
+        await worker.terminate();
+        throw e;
+      })
+      .finally(() => detach());
     if (first.type !== 'ready') {
       await worker.terminate();
       throw new Error(first.type === 'failed' ? first.message : `unexpected reply '${first.type}' from the PGlite worker`);

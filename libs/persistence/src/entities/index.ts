@@ -1,5 +1,7 @@
 import { ActionEntity } from './action.entity';
+import { ActionStepEntity } from './action-step.entity';
 import { CloudFactEntity } from './cloud-fact.entity';
+import { ClusterFindingEntity } from './cluster-finding.entity';
 import { ClusterPolicyEntity } from './cluster-policy.entity';
 import { ClusterEntity } from './cluster.entity';
 import { DecisionEntity } from './decision.entity';
@@ -13,8 +15,10 @@ import { WorkOrderEntity } from './work-order.entity';
 
 export {
   ActionEntity,
+  ActionStepEntity,
   CloudFactEntity,
   ClusterEntity,
+  ClusterFindingEntity,
   ClusterPolicyEntity,
   DecisionEntity,
   EventEntity,
@@ -41,4 +45,6 @@ export const ALL_ENTITIES = [
   ProcessedMessageEntity,
   ProfileEntity,
   WorkOrderEntity,
+  ActionStepEntity,
+  ClusterFindingEntity,
 ];
