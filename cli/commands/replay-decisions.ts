@@ -26,13 +26,23 @@ export async function replayDecisions(
   const decisions = await dataSource.getRepository(DecisionEntity).find({ where, order: { created_at: 'ASC' } });
   const report: DecisionReplayReport = { checked: 0, differing: [] };
   for (const d of decisions) {
-    if (!d.input || !(d.input as { hook?: string }).hook) continue;
+    const hook = (d.input as { hook?: string } | null)?.hook;
+    if (!hook || hook === 'none') continue;
     report.checked++;
     const stored = comparable(d.output);
     const now = comparable(evaluate(d.input as never, { registry }) as unknown as Record<string, unknown>);
-    if (JSON.stringify(stored) !== JSON.stringify(now)) report.differing.push({ action_id: d.action_id, hook: d.hook, stored, now });
+    if (canonical(stored) !== canonical(now)) report.differing.push({ action_id: d.action_id, hook: d.hook, stored, now });
   }
   return report;
+}
+
+/** JSON with keys in one order: jsonb does not keep the order the engine wrote them in */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 function parseSince(since: string): Date {

@@ -3,6 +3,8 @@ import type { ActionEntity } from '@trellis/persistence';
 import { evaluate, type EnginePlan as PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
 import { emptyPlan, type EnginePlan } from './engine-plan';
 import type { Snapshot, SnapshotPolicy } from './load-snapshot';
+import { detectClusterDrift } from './drift/detect-drift';
+import { planRepair, repairIsEmpty } from './drift/plan-repair';
 
 /** The policy framework as the engine uses it (libs/policies, with the registry of this process). */
 export interface Evaluator {
@@ -12,7 +14,9 @@ export interface Evaluator {
 }
 
 export interface Decision {
+  /** the hook that was evaluated; 'none' when the action ran no policy hook */
   hook: Snapshot['hook'];
+  /** exactly what was evaluated (so `trellis replay --decisions` can evaluate it again) */
   input: Snapshot;
   output: Record<string, unknown>;
   trace: unknown[];
@@ -43,6 +47,7 @@ const SUCCESS: Record<string, string> = {
   CLUSTER_DETACH_POLICY: 'Policy detached.',
   CLUSTER_UPDATE_POLICY: 'Policy updated.',
   CLUSTER_CHECK: 'Cluster checking completed.',
+  CLUSTER_REPAIR: 'Cluster repair completed.',
   NODE_CREATE: 'Node created successfully.',
   NODE_DELETE: 'Node deleted successfully.',
 };
@@ -64,17 +69,19 @@ const CHAIN_ACTIONS = new Set([
 export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator: Evaluator, ids: IdSource): Decision {
   const plan = emptyPlan();
   plan.success_reason = SUCCESS[action.action] ?? plan.success_reason;
-  const base = { input: snapshot, plan };
+  const base = { plan };
+  const none = { ...snapshot, hook: 'none' as const };
   const cluster = snapshot.cluster;
 
   if (action.action === 'CLUSTER_CREATE') {
     const count = Number(action.inputs.desired_capacity ?? cluster?.desired_capacity ?? 0);
     for (let i = 0; i < count; i++) plan.create_nodes.push(newNode(ids, cluster, i, {}));
-    return { ...base, hook: 'pre_op', output: {}, trace: [], failure: null };
+    return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
   }
 
   if (CHAIN_ACTIONS.has(action.action)) {
-    const out = evaluator.evaluate(toInput({ ...snapshot, hook: 'pre_op' }), { newId: refIds(ids) });
+    const input = { ...snapshot, hook: 'pre_op' as const };
+    const out = evaluator.evaluate(toInput(input), { newId: refIds(ids) });
     const policyPlan: Partial<PolicyPlan> = out.plan ?? {};
     plan.policy_plan = policyPlan as Record<string, unknown>;
     const failure = policyPlan.error ?? (out.status === 'ERROR' ? `Policy check failure: ${out.reason}` : null);
@@ -99,21 +106,21 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
       if (typeof policyPlan.max_size === 'number') update.max_size = policyPlan.max_size;
       plan.cluster_update = Object.keys(update).length ? update : null;
     }
-    return { ...base, hook: 'pre_op', output: outputOf(out), trace: out.trace ?? [], failure };
+    return { ...base, hook: 'pre_op', input, output: outputOf(out), trace: out.trace ?? [], failure };
   }
 
   if (action.action === 'CLUSTER_ATTACH_POLICY') {
     const policyId = String(action.inputs.policy_id);
     const target = snapshot.policies.find((p) => p.id === policyId && !p.binding_id) ?? null;
-    if (!target) return { ...base, hook: 'attach', output: {}, trace: [], failure: `The policy '${policyId}' could not be found.` };
-    const input = toInput({
+    if (!target) return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: `The policy '${policyId}' could not be found.` };
+    const input: Snapshot = {
       ...snapshot,
       hook: 'attach',
       policies: [target],
       attached: snapshot.policies.filter((p) => p.binding_id).map((p) => ({ id: p.id, type: p.type, spec: p.spec })),
-    });
-    const out = evaluator.evaluate(input, { newId: refIds(ids) });
-    if (!out.ok) return { ...base, hook: 'attach', output: outputOf(out), trace: out.trace ?? [], failure: String(out.message ?? out.reason) };
+    };
+    const out = evaluator.evaluate(toInput(input), { newId: refIds(ids) });
+    if (!out.ok) return { ...base, hook: 'attach', input, output: outputOf(out), trace: out.trace ?? [], failure: String(out.message ?? out.reason) };
     for (const c of out.cloud_changes ?? []) {
       if (c.op === 'create_server_group') plan.create_groups.push({ ref: c.id, name: c.name, policy: c.policy, rules: c.rules ?? {} });
     }
@@ -125,7 +132,7 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
       priority: evaluator.priorityOf(target.type),
       data: (out.binding_data ?? {}) as Record<string, unknown>,
     };
-    return { ...base, hook: 'attach', output: outputOf(out), trace: out.trace ?? [], failure: null };
+    return { ...base, hook: 'attach', input, output: outputOf(out), trace: out.trace ?? [], failure: null };
   }
 
   if (action.action === 'CLUSTER_DETACH_POLICY' || action.action === 'CLUSTER_DELETE') {
@@ -135,42 +142,71 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
         : snapshot.policies.filter((p) => p.id === action.inputs.policy_id && p.binding_id);
     const outputs: Record<string, unknown>[] = [];
     const trace: unknown[] = [];
-    for (const p of detaching) {
-      const out = evaluator.evaluate(toInput({ ...snapshot, hook: 'detach', policies: [p] }), { newId: refIds(ids) });
+    const inputs = detaching.map((p): Snapshot => ({ ...snapshot, hook: 'detach', policies: [p] }));
+    // one detach is replayable as it stands; several (a cluster delete) are recorded as they ran
+    const input = inputs.length === 1 ? inputs[0] : none;
+    const hook = inputs.length === 1 ? 'detach' : 'none';
+    for (const [i, p] of detaching.entries()) {
+      const out = evaluator.evaluate(toInput(inputs[i]), { newId: refIds(ids) });
       outputs.push(outputOf(out));
       trace.push(...(out.trace ?? []));
       if (!out.ok) {
         const why = String(out.message ?? out.reason);
         const failure = action.action === 'CLUSTER_DELETE' ? `Unable to detach policy ${p.binding_id} before deletion.` : why;
-        return { ...base, hook: 'detach', output: { detach: outputs }, trace, failure };
+        return { ...base, hook, input, output: inputs.length === 1 ? outputs[0] : { detach: outputs }, trace, failure };
       }
       for (const c of out.cloud_changes ?? []) if (c.op === 'delete_server_group') plan.delete_groups.push({ id: c.id });
     }
     if (action.action === 'CLUSTER_DETACH_POLICY') {
       const binding = detaching[0];
       if (!binding) {
-        return { ...base, hook: 'detach', output: {}, trace, failure: `The policy '${String(action.inputs.policy_id)}' is not attached to the specified cluster '${action.target}'.` };
+        return { ...base, hook: 'none', input: none, output: {}, trace, failure: `The policy '${String(action.inputs.policy_id)}' is not attached to the specified cluster '${action.target}'.` };
       }
       plan.binding = { op: 'detach', binding_id: binding.binding_id! };
     } else {
       for (const n of cluster?.nodes ?? []) plan.delete_nodes.push({ node_id: n.id, physical_id: n.physical_id, destroy: true });
       plan.delete_cluster = true;
     }
-    return { ...base, hook: 'detach', output: { detach: outputs }, trace, failure: null };
+    return { ...base, hook, input, output: inputs.length === 1 ? outputs[0] : { detach: outputs }, trace, failure: null };
   }
 
   if (action.action === 'CLUSTER_UPDATE_POLICY') {
     const binding = snapshot.policies.find((p) => p.id === action.inputs.policy_id && p.binding_id);
     if (!binding) {
-      return { ...base, hook: 'pre_op', output: {}, trace: [], failure: `The policy '${String(action.inputs.policy_id)}' is not attached to the specified cluster '${action.target}'.` };
+      return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: `The policy '${String(action.inputs.policy_id)}' is not attached to the specified cluster '${action.target}'.` };
     }
     plan.binding = { op: 'update', binding_id: binding.binding_id!, enabled: action.inputs.enabled !== false };
-    return { ...base, hook: 'pre_op', output: {}, trace: [], failure: null };
+    return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
   }
 
-  if (action.action === 'CLUSTER_CHECK') return { ...base, hook: 'pre_op', output: {}, trace: [], failure: null };
+  if (action.action === 'CLUSTER_CHECK') return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
 
-  return { ...base, hook: 'pre_op', output: {}, trace: [], failure: `Action ${action.action} is not supported by this policy-engine.` };
+  return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: `Action ${action.action} is not supported by this policy-engine.` };
+}
+
+/**
+ * CLUSTER_CHECK: the findings on this snapshot. CLUSTER_REPAIR: the findings and the repair that
+ * answers them. The engine runs both on a snapshot taken right after the nova-worker looked at the
+ * cloud again; a dry run judges the facts as last seen.
+ */
+function decideDrift(action: ActionEntity, snapshot: Snapshot, ids: IdSource, base: { input: Snapshot; plan: EnginePlan }): Decision {
+  const { plan } = base;
+  const findings = detectClusterDrift(snapshot);
+  plan.findings = findings;
+  if (action.action === 'CLUSTER_CHECK') {
+    plan.success_reason = findings.length
+      ? `Cluster checking completed: ${findings.length} finding(s): ${findings.map((f) => f.kind).join(', ')}.`
+      : 'Cluster checking completed: the cloud matches the policies.';
+    return { ...base, hook: 'pre_op', output: { findings }, trace: [], failure: null };
+  }
+  const repair = planRepair(snapshot, findings, ids, 'all');
+  plan.repair = repair;
+  plan.success_reason = repairIsEmpty(repair)
+    ? findings.length
+      ? `Nothing to repair: ${repair.left.map((l) => l.reason).join('; ')}.`
+      : 'Nothing to repair: the cloud matches the policies.'
+    : `Cluster repair completed: ${repair.groups.length} server group(s) created again, ${repair.replacements.length} node(s) replaced.`;
+  return { ...base, hook: 'pre_op', output: { findings, repair }, trace: [], failure: null };
 }
 
 function newNode(ids: IdSource, cluster: Snapshot['cluster'], i: number, placement: { zone?: string; servergroup?: string }) {
@@ -180,7 +216,7 @@ function newNode(ids: IdSource, cluster: Snapshot['cluster'], i: number, placeme
 /** Ids for objects a hook creates in Nova are references until the worker reports the real ids. */
 const refIds = (ids: IdSource) => (kind: string) => `ref:${kind}:${ids.uuid()}`;
 
-function toInput(s: Snapshot & { attached?: unknown[] }): EvaluationInput {
+function toInput(s: Snapshot): EvaluationInput {
   return s as unknown as EvaluationInput;
 }
 

@@ -1,4 +1,6 @@
 import type { PlacementDto, ServerGroupCreateDto } from '@trellis/contracts';
+import type { Finding } from './drift/findings';
+import type { RepairPlan } from './drift/plan-repair';
 
 /**
  * What the engine will do for one action, derived from the chain's output and stored with the
@@ -24,6 +26,10 @@ export interface EnginePlan {
   success_reason: string;
   /** the policies' own plan (placements per new node, victims per zone), kept for explanation */
   policy_plan: Record<string, unknown> | null;
+  /** CLUSTER_CHECK / CLUSTER_REPAIR: where the cloud strays from the policies (issue 6) */
+  findings?: Finding[];
+  /** CLUSTER_REPAIR: the groups to create again and the nodes to replace, one at a time */
+  repair?: RepairPlan;
 }
 
 export const emptyPlan = (): EnginePlan => ({

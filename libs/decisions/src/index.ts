@@ -1,3 +1,4 @@
 export * from './load-snapshot';
 export * from './decide-action';
 export * from './engine-plan';
+export * from './drift';

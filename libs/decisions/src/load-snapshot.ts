@@ -7,7 +7,8 @@ import { CloudFactKinds } from '@trellis/contracts';
  * caller's transaction. The shape is the public evaluation format of `trellis evaluate`.
  */
 export interface Snapshot {
-  hook: 'pre_op' | 'post_op' | 'attach' | 'detach';
+  /** 'none': the action ran no policy hook (recorded for explanation, not replayable) */
+  hook: 'pre_op' | 'post_op' | 'attach' | 'detach' | 'none';
   policies: SnapshotPolicy[];
   cluster: SnapshotCluster | null;
   cloud: { availability_zones: unknown[]; hypervisors: unknown[]; server_groups: unknown[] };

@@ -1,0 +1,3 @@
+export * from './findings';
+export * from './detect-drift';
+export * from './plan-repair';
