@@ -11,6 +11,7 @@ set -uo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 harness="${OPENSTACK_HARNESS:-$repo/../shared/openstack}"
+[ -d "$harness" ] && harness="$(cd "$harness" && pwd)"
 log_file="${ENSURE_CLOUD_LOG:-/tmp/trellis-openstack-up.log}"
 limit="${ENSURE_CLOUD_TIMEOUT:-480}"
 keystone_url="http://127.0.0.1:5000/v3"

@@ -15,6 +15,7 @@ import { BuildPoller } from './builds/build-poller';
 import { FactsRefresher } from './facts/facts-refresher';
 import { WorkerHandlers } from './messages/worker.handlers';
 import { ApplyWorkOrderUseCase } from './orders/apply-work-order.usecase';
+import { SurveyClusterUseCase } from './facts/survey-cluster.usecase';
 
 export interface WorkerDeps {
   config: TrellisConfig;
@@ -89,15 +90,21 @@ export class WorkerModule {
               concurrency: config.worker.concurrency,
               leaseSeconds: config.engine.leaseSeconds,
               onOutboxWritten: deps.onOutboxWritten,
+              pollIntervalMs: config.worker.pollIntervalMs,
             }),
         },
         {
           provide: WorkerHandlers,
           useFactory: (apply: ApplyWorkOrderUseCase, poller: BuildPoller, facts: FactsRefresher) =>
-            new WorkerHandlers(apply, logger, () => {
-              poller.kick();
-              void facts.refresh();
-            }),
+            new WorkerHandlers(
+              apply,
+              logger,
+              () => {
+                poller.kick();
+                void facts.refresh();
+              },
+              new SurveyClusterUseCase(dataSource, nova, facts, logger.child({ component: 'survey' }), deps.onOutboxWritten),
+            ),
           inject: [ApplyWorkOrderUseCase, BuildPoller, FactsRefresher],
         },
         WorkerRunner,

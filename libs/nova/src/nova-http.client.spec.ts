@@ -226,6 +226,16 @@ describe('NovaHttpClient', () => {
       expect(fake.to('GET', '/image/v2/images')).toHaveLength(1);
     });
 
+    it('refuses an image name Glance does not know, before calling Nova', async () => {
+      fake.withKeystone({ catalog: fake.catalog([{ type: 'image', name: 'glance', endpoints: [{ interface: 'public', region: 'RegionOne', url: `${fake.url}/image` }] }]) });
+      fake.on('GET', '/image/v2/images', () => ({ status: 200, body: { images: [] } }));
+      fake.on('GET', '/compute/v2.1/flavors/1', () => ({ status: 200, body: { flavor: { id: '1' } } }));
+      await expect(client().createServer({ name: 'n', imageRef: 'cirros-absent', flavorRef: '1', networks: [] })).rejects.toThrow(
+        "server imageRef 'cirros-absent' is neither an image id nor the name of an image in Glance",
+      );
+      expect(fake.to('POST', '/compute/v2.1/servers')).toHaveLength(0);
+    });
+
     it('refuses a create without an image, naming the field', async () => {
       await expect(client().createServer({ name: 'n', imageRef: '', flavorRef: '1', networks: 'none' })).rejects.toThrow('server imageRef must be a non-empty string');
     });

@@ -361,7 +361,9 @@ export class NovaHttpClient implements NovaPort {
 
   /**
    * Nova boots only from an image id. A name is looked up in Glance when the catalog has one;
-   * otherwise (or when nothing matches) the ref goes to Nova as given, and Nova judges it.
+   * without Glance the ref goes to Nova as given, and Nova judges it. A name Glance does not know
+   * is refused here: real Nova's answer to it ("'x' is not valid under any of the given schemas")
+   * does not say that no image has that name.
    */
   private async resolveImage(ref: string): Promise<string> {
     if (UUID.test(ref)) return ref;
@@ -371,9 +373,16 @@ export class NovaHttpClient implements NovaPort {
     if (!glance) return ref;
     const url = `${glance.replace(/\/v2$/, '')}/v2/images?${new URLSearchParams({ name: ref })}`;
     const { body, read } = await this.send('image', 'GET', url, {});
-    const ids = read(() => shape.array(shape.object(body, 'body').images, 'images').map((img, i) => shape.object(img, `images[${i}]`).id));
+    const ids = read(() =>
+      shape.array(shape.object(body, 'body').images, 'images').map((img, i) => {
+        const id = shape.object(img, `images[${i}]`).id;
+        if (typeof id !== 'string' || id === '') throw new shape.ShapeError(`images[${i}].id is not a string`);
+        return id;
+      }),
+    );
     if (ids.length > 1) throw badRequest(`${ids.length} images are named '${ref}' (${ids.join(', ')}); give the image id`);
-    return typeof ids[0] === 'string' ? this.remember(`image:${ref}`, ids[0]) : ref;
+    if (ids.length === 0) throw badRequest(`server imageRef '${ref}' is neither an image id nor the name of an image in Glance`);
+    return this.remember(`image:${ref}`, ids[0]);
   }
 
   /** A flavor id is used as is; a flavor name is looked up in Nova's flavor list. */

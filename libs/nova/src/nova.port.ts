@@ -30,7 +30,11 @@ export interface Server {
   /** hostId: opaque per-project host hash, visible to everyone */
   hostId: string | null;
   metadata: Record<string, string>;
-  /** fault.message when status is ERROR (e.g. "No valid host was found. ...") */
+  /**
+   * fault.message when status is ERROR (e.g. "No valid host was found. ..."). Only getServer
+   * fills it reliably: real Nova (Zed) leaves `fault` out of `servers/detail`, so listServers
+   * gives null for an ERROR server there (the simulator lists it).
+   */
   fault: { code: number; message: string } | null;
 }
 

@@ -43,6 +43,15 @@ export class FactsRefresher {
     return this.inFlight;
   }
 
+  /**
+   * Facts read after this call began: a refresh already in flight may have read Nova before the
+   * change the caller wants to see, so it is waited out and a new one is started.
+   */
+  async refreshFromNow(): Promise<void> {
+    await this.inFlight?.catch(() => undefined);
+    await this.refresh();
+  }
+
   private async readAll(): Promise<void> {
     const now = new Date();
     const repo = this.dataSource.getRepository(CloudFactEntity);

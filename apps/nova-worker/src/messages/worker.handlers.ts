@@ -2,12 +2,14 @@ import { ContractViolation, WorkOrderMessage, parseContract } from '@trellis/con
 import { errorMessage, type Logger } from '@trellis/common';
 import type { HandlerOutcome, IncomingMessage } from '@trellis/messaging';
 import { isTransient, type ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
+import { isSurveyOrder, type SurveyClusterUseCase } from '../facts/survey-cluster.usecase';
 
 export class WorkerHandlers {
   constructor(
     private readonly apply: ApplyWorkOrderUseCase,
     private readonly logger: Logger,
     private readonly afterApply: () => void,
+    private readonly survey: SurveyClusterUseCase | null = null,
   ) {}
 
   /**
@@ -19,6 +21,10 @@ export class WorkerHandlers {
     if (message.parseError) return { kind: 'dead-letter', reason: `message body is not JSON: ${message.parseError}` };
     try {
       const order = parseContract(WorkOrderMessage, message.body);
+      if (this.survey && isSurveyOrder(order)) {
+        await this.survey.execute(order);
+        return { kind: 'ack' };
+      }
       await this.apply.execute(order, { redelivered: message.redelivered || message.deliveryCount > 0 });
       this.afterApply();
       return { kind: 'ack' };

@@ -3,6 +3,7 @@ import { errorMessage, type Logger } from '@trellis/common';
 import { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from '@trellis/nova';
 import { NodeEntity, WorkOrderEntity, inTransaction, row } from '@trellis/persistence';
 import { In, type DataSource, type EntityManager } from 'typeorm';
+import { affinitySeeds, waitUntilPlaced } from './affinity-seeds';
 import { buildServerRequest } from './server-request';
 import { completeOrderIfDone } from '../builds/complete-order';
 import { mapLimit } from '../map-limit';
@@ -29,7 +30,13 @@ export class ApplyWorkOrderUseCase {
     private readonly dataSource: DataSource,
     private readonly nova: NovaPort,
     private readonly logger: Logger,
-    private readonly options: { concurrency: number; leaseSeconds: number; onOutboxWritten: () => void },
+    private readonly options: {
+      concurrency: number;
+      leaseSeconds: number;
+      onOutboxWritten: () => void;
+      /** how often to look whether the first server of a new affinity group has its host (default 500) */
+      pollIntervalMs?: number;
+    },
   ) {}
 
   async execute(order: WorkOrderMessage, delivery: { redelivered: boolean } = { redelivered: false }): Promise<ApplyResult> {
@@ -51,7 +58,7 @@ export class ApplyWorkOrderUseCase {
     const known = await this.serversOf(order.action_id);
     let created = 0;
     let reused = 0;
-    const outcomes = await mapLimit(order.create_servers, this.options.concurrency, async (create) => {
+    const createOne = async (create: ServerCreateDto) => {
       const found = known.get(create.node_id);
       if (found) {
         reused++;
@@ -66,7 +73,22 @@ export class ApplyWorkOrderUseCase {
         if (isTransient(e)) throw e;
         return { create, serverId: null, error: `Nova refused to create the server for node ${create.name}: ${errorMessage(e)}` };
       }
-    });
+    };
+    // a hard-affinity group with no placed member gets its first server alone (see affinity-seeds.ts)
+    const seeds = await affinitySeeds(order.create_servers, resolveGroup, this.nova);
+    const seeded = await mapLimit(order.create_servers.filter((c) => seeds.has(c.node_id)), this.options.concurrency, createOne);
+    // bounded by half the order's claim, so that no other delivery takes the order over meanwhile
+    const timeoutMs = Math.min(order.build_timeout, this.options.leaseSeconds / 2) * 1000;
+    const pollMs = this.options.pollIntervalMs ?? 500;
+    await Promise.all(
+      seeded.map(async (o) => {
+        if (o.serverId && !(await waitUntilPlaced(this.nova, o.serverId, { pollMs, timeoutMs }))) {
+          log.warn('the first server of an affinity group got no host; booting the others anyway', { server_id: o.serverId });
+        }
+      }),
+    );
+    const rest = await mapLimit(order.create_servers.filter((c) => !seeds.has(c.node_id)), this.options.concurrency, createOne);
+    const outcomes = [...seeded, ...rest];
 
     for (const del of order.delete_servers) {
       if (del.destroy && del.physical_id) await this.nova.deleteServer(del.physical_id);

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { Exchanges, RoutingKeys, SCHEMA_VERSION, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
+import type { Logger } from '@trellis/common';
+import { TRELLIS_CLUSTER_KEY, TRELLIS_NODE_KEY, type NovaPort } from '@trellis/nova';
+import { NodeEntity, addToOutbox, inTransaction, row } from '@trellis/persistence';
+import type { DataSource } from 'typeorm';
+import type { FactsRefresher } from './facts-refresher';
+
+/**
+ * A work order that changes nothing (kind `cloud`, every list empty) asks the worker to look at the
+ * cloud again before the engine judges drift (issue 6): fresh facts, and the host and zone each of
+ * the cluster's servers is on now (an evacuation or a cold migration moves a server without Trellis
+ * knowing). Nothing is kept in `work_orders`: looking twice is harmless, so a redelivery just looks again.
+ */
+export function isSurveyOrder(order: WorkOrderMessage): boolean {
+  return (
+    order.kind === 'cloud' &&
+    order.create_groups.length + order.create_servers.length + order.delete_servers.length + order.delete_groups.length === 0
+  );
+}
+
+export class SurveyClusterUseCase {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly nova: NovaPort,
+    private readonly facts: FactsRefresher,
+    private readonly logger: Logger,
+    private readonly onOutboxWritten: () => void,
+  ) {}
+
+  async execute(order: WorkOrderMessage): Promise<{ moved: number }> {
+    await this.facts.refreshFromNow();
+    const servers = order.cluster_id ? await this.nova.listServers({ metadata: { [TRELLIS_CLUSTER_KEY]: order.cluster_id } }) : [];
+    const now = new Date();
+    let moved = 0;
+    await inTransaction(this.dataSource, async (m) => {
+      const repo = m.getRepository(NodeEntity);
+      const nodes = order.cluster_id ? await repo.findBy({ cluster_id: order.cluster_id, status: 'ACTIVE' }) : [];
+      const byServer = new Map(servers.filter((s) => s.status !== 'DELETED').map((s) => [s.id, s]));
+      const byNode = new Map(servers.filter((s) => s.status !== 'DELETED').map((s) => [s.metadata[TRELLIS_NODE_KEY], s]));
+      for (const node of nodes) {
+        const server = (node.physical_id ? byServer.get(node.physical_id) : undefined) ?? byNode.get(node.id);
+        if (!server) continue;
+        const placement = { ...((node.data.placement as Record<string, unknown>) ?? {}) };
+        const host = server.host ?? server.hostId ?? null;
+        const zone = server.availabilityZone ?? placement.zone ?? null;
+        if (placement.host === host && placement.zone === zone) continue;
+        placement.host = host;
+        if (zone) placement.zone = zone;
+        await repo.update({ id: node.id }, row<NodeEntity>({ data: { ...node.data, placement } }));
+        moved++;
+      }
+      const messageId = randomUUID();
+      const result: WorkResultMessage = {
+        message_id: messageId,
+        schema_version: SCHEMA_VERSION,
+        action_id: order.action_id,
+        correlation_id: order.correlation_id,
+        sent_at: now.toISOString(),
+        cluster_id: order.cluster_id,
+        outcome: 'SUCCEEDED',
+        reason: `Looked at the cloud again: facts refreshed, ${moved} node(s) found on another host or zone.`,
+        nodes: [],
+        groups: {},
+      };
+      await addToOutbox(m, {
+        exchange: Exchanges.results,
+        routingKey: RoutingKeys.workResult,
+        type: RoutingKeys.workResult,
+        messageId,
+        correlationId: order.correlation_id,
+        body: result,
+      });
+    });
+    this.onOutboxWritten();
+    this.logger.info('cloud surveyed', { action_id: order.action_id, cluster_id: order.cluster_id, servers: servers.length, moved });
+    return { moved };
+  }
+}
+
