@@ -184,7 +184,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
     worker: {
       pollIntervalMs: int(env, 'TRELLIS_POLL_INTERVAL_MS', 500, 10, 600_000),
       buildTimeoutSeconds: int(env, 'TRELLIS_BUILD_TIMEOUT_SECONDS', 600, 1, 86400),
-      factsRefreshSeconds: int(env, 'TRELLIS_FACTS_REFRESH_SECONDS', 60, 1, 86400),
+      factsRefreshSeconds: int(env, 'TRELLIS_FACTS_REFRESH_SECONDS', 15, 1, 86400),
       concurrency: int(env, 'TRELLIS_WORKER_CONCURRENCY', 8, 1, 256),
     },
   };

@@ -11,7 +11,7 @@ export interface Snapshot {
   hook: 'pre_op' | 'post_op' | 'attach' | 'detach' | 'none';
   policies: SnapshotPolicy[];
   cluster: SnapshotCluster | null;
-  cloud: { availability_zones: unknown[]; hypervisors: unknown[]; server_groups: unknown[] };
+  cloud: { availability_zones: unknown[]; hypervisors: unknown[]; server_groups: unknown[]; unreadable?: Record<string, string> };
   action: { id: string; action: string; target: string; inputs: Record<string, unknown>; data: Record<string, unknown> };
   now: string;
   seed: number;
@@ -140,13 +140,18 @@ async function loadPolicy(m: EntityManager, policyId: string): Promise<SnapshotP
 }
 
 export async function loadCloud(m: EntityManager): Promise<Snapshot['cloud']> {
-  const rows: Array<{ kind: string; data: { items?: unknown[] } }> = await m.query(`SELECT kind, data FROM cloud_facts`);
+  const rows: Array<{ kind: string; data: { items?: unknown[]; error?: string } }> = await m.query(`SELECT kind, data FROM cloud_facts`);
   const items = (kind: string) => rows.find((r) => r.kind === kind)?.data?.items ?? [];
-  return {
+  const cloud: Snapshot['cloud'] = {
     availability_zones: items(CloudFactKinds.availabilityZones),
     hypervisors: items(CloudFactKinds.hypervisors),
     server_groups: items(CloudFactKinds.serverGroups),
   };
+  // a fact the worker could not read (e.g. hypervisors without the admin role) is empty for the
+  // policies; the decision record says why
+  const unreadable = Object.fromEntries(rows.filter((r) => r.data?.error).map((r) => [r.kind, r.data.error as string]));
+  if (Object.keys(unreadable).length) cloud.unreadable = unreadable;
+  return cloud;
 }
 
 export async function loadSnapshot(
