@@ -16,6 +16,8 @@ import { RunActionUseCase } from './actions/run-action.usecase';
 import { EngineHandlers } from './messages/engine.handlers';
 import { ApplyWorkResultUseCase } from './results/apply-work-result.usecase';
 import { ResumeService } from './resume/resume.service';
+import { DriftCoordinator } from './drift/drift-coordinator';
+import { DriftScheduler } from './drift/drift-scheduler';
 
 export interface EngineDeps {
   config: TrellisConfig;
@@ -38,6 +40,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(DEPS) private readonly deps: EngineDeps,
     private readonly handlers: EngineHandlers,
     private readonly resume: ResumeService,
+    private readonly driftScheduler: DriftScheduler,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -46,11 +49,13 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     this.consumers.push(await bus.consume(Queues.engineResults, (m) => this.handlers.onWorkResult(m), { prefetch }));
     this.consumers.push(await bus.consume(Queues.engineActions, (m) => this.handlers.onActionRequested(m), { prefetch }));
     await this.resume.start();
+    this.driftScheduler.start();
     this.deps.logger.info('policy-engine consuming', { queues: [Queues.engineActions, Queues.engineResults], prefetch });
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.resume.stop();
+    await this.driftScheduler.stop();
     for (const c of this.consumers.splice(0)) await c.cancel();
   }
 }
@@ -60,6 +65,11 @@ export class EngineModule {
   static forRoot(deps: EngineDeps): DynamicModule {
     const evaluator = createEvaluator(deps.registry);
     const log = deps.logger;
+    const drift = new DriftCoordinator(evaluator, log.child({ component: 'drift' }), {
+      instanceId: deps.config.instanceId,
+      leaseSeconds: deps.config.engine.leaseSeconds,
+      buildTimeoutSeconds: deps.config.worker.buildTimeoutSeconds,
+    });
     return {
       module: EngineModule,
       providers: [
@@ -72,11 +82,20 @@ export class EngineModule {
               leaseSeconds: deps.config.engine.leaseSeconds,
               buildTimeoutSeconds: deps.config.worker.buildTimeoutSeconds,
               onOutboxWritten: deps.onOutboxWritten,
+              drift,
             }),
         },
         {
           provide: ApplyWorkResultUseCase,
-          useFactory: () => new ApplyWorkResultUseCase(deps.dataSource, evaluator, log, deps.onOutboxWritten),
+          useFactory: () => new ApplyWorkResultUseCase(deps.dataSource, evaluator, log, deps.onOutboxWritten, drift),
+        },
+        {
+          provide: DriftScheduler,
+          useFactory: () =>
+            new DriftScheduler(deps.dataSource, log.child({ component: 'drift-scheduler' }), {
+              intervalSeconds: deps.config.engine.driftIntervalSeconds,
+              onOutboxWritten: deps.onOutboxWritten,
+            }),
         },
         {
           provide: EngineHandlers,

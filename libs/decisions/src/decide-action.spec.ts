@@ -119,4 +119,13 @@ describe('decideAction', () => {
     expect(d.plan.binding).toMatchObject({ op: 'attach', policy_id: 'aff', priority: 300 });
     expect(JSON.stringify(d.plan.binding)).toContain(d.plan.create_groups[0].ref);
   });
+
+  it('CLUSTER_UPDATE changes the cluster\'s own fields without Nova, and refuses a new profile', () => {
+    const d = decideAction(action('CLUSTER_UPDATE', { name: 'renamed', timeout: 60 }), snapshot(), evaluator, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.cluster_update).toEqual({ name: 'renamed', timeout: 60 });
+    expect(d.plan.create_nodes).toEqual([]);
+    const p = decideAction(action('CLUSTER_UPDATE', { new_profile_id: 'p2' }), snapshot(), evaluator, ids());
+    expect(p.failure).toBe('Updating the profile of a cluster is not supported by this policy-engine.');
+  });
 });

@@ -47,6 +47,7 @@ const SUCCESS: Record<string, string> = {
   CLUSTER_DETACH_POLICY: 'Policy detached.',
   CLUSTER_UPDATE_POLICY: 'Policy updated.',
   CLUSTER_CHECK: 'Cluster checking completed.',
+  CLUSTER_UPDATE: 'Cluster update completed.',
   CLUSTER_REPAIR: 'Cluster repair completed.',
   NODE_CREATE: 'Node created successfully.',
   NODE_DELETE: 'Node deleted successfully.',
@@ -179,7 +180,20 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
     return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
   }
 
-  if (action.action === 'CLUSTER_CHECK') return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
+  if (action.action === 'CLUSTER_UPDATE') {
+    // Senlin's do_update with a new profile rebuilds the nodes one by one: not supported yet
+    if (action.inputs.new_profile_id !== undefined) {
+      return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: 'Updating the profile of a cluster is not supported by this policy-engine.' };
+    }
+    const update: NonNullable<EnginePlan['cluster_update']> = {};
+    for (const key of ['name', 'timeout', 'metadata', 'config'] as const) {
+      if (action.inputs[key] !== undefined) (update as Record<string, unknown>)[key] = action.inputs[key];
+    }
+    plan.cluster_update = update;
+    return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
+  }
+
+  if (action.action === 'CLUSTER_CHECK' || action.action === 'CLUSTER_REPAIR') return decideDrift(action, none, ids, plan);
 
   return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: `Action ${action.action} is not supported by this policy-engine.` };
 }
@@ -189,15 +203,16 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
  * answers them. The engine runs both on a snapshot taken right after the nova-worker looked at the
  * cloud again; a dry run judges the facts as last seen.
  */
-function decideDrift(action: ActionEntity, snapshot: Snapshot, ids: IdSource, base: { input: Snapshot; plan: EnginePlan }): Decision {
-  const { plan } = base;
+function decideDrift(action: ActionEntity, snapshot: Snapshot, ids: IdSource, plan: EnginePlan): Decision {
+  // no policy hook runs: the snapshot is what the findings were judged on
+  const base = { plan, input: snapshot, hook: 'none' as const, trace: [], failure: null };
   const findings = detectClusterDrift(snapshot);
   plan.findings = findings;
   if (action.action === 'CLUSTER_CHECK') {
     plan.success_reason = findings.length
       ? `Cluster checking completed: ${findings.length} finding(s): ${findings.map((f) => f.kind).join(', ')}.`
       : 'Cluster checking completed: the cloud matches the policies.';
-    return { ...base, hook: 'pre_op', output: { findings }, trace: [], failure: null };
+    return { ...base, output: { findings } };
   }
   const repair = planRepair(snapshot, findings, ids, 'all');
   plan.repair = repair;
@@ -206,7 +221,7 @@ function decideDrift(action: ActionEntity, snapshot: Snapshot, ids: IdSource, ba
       ? `Nothing to repair: ${repair.left.map((l) => l.reason).join('; ')}.`
       : 'Nothing to repair: the cloud matches the policies.'
     : `Cluster repair completed: ${repair.groups.length} server group(s) created again, ${repair.replacements.length} node(s) replaced.`;
-  return { ...base, hook: 'pre_op', output: { findings, repair }, trace: [], failure: null };
+  return { ...base, output: { findings, repair } };
 }
 
 function newNode(ids: IdSource, cluster: Snapshot['cluster'], i: number, placement: { zone?: string; servergroup?: string }) {

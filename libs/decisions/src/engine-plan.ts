@@ -13,7 +13,15 @@ export interface EnginePlan {
   create_groups: ServerGroupCreateDto[];
   delete_groups: Array<{ id: string }>;
   /** cluster sizes to store when the action starts (Senlin sets desired_capacity before creating) */
-  cluster_update: { desired_capacity?: number; min_size?: number; max_size?: number } | null;
+  cluster_update: {
+    desired_capacity?: number;
+    min_size?: number;
+    max_size?: number;
+    name?: string;
+    timeout?: number;
+    metadata?: Record<string, unknown>;
+    config?: Record<string, unknown>;
+  } | null;
   /** binding change applied when the action succeeds */
   binding:
     | { op: 'attach'; binding_id: string; policy_id: string; enabled: boolean; priority: number; data: Record<string, unknown> }

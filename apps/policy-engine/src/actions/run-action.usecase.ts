@@ -23,6 +23,7 @@ import { decideAction, defaultIds, type Decision, type Evaluator, type IdSource 
 import { needsNova, type EnginePlan } from '@trellis/decisions';
 import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
+import type { DriftCoordinator } from '../drift/drift-coordinator';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
 
@@ -31,6 +32,8 @@ export interface RunActionOptions {
   leaseSeconds: number;
   buildTimeoutSeconds: number;
   onOutboxWritten: () => void;
+  /** drift checks before scaling, `check` and `repair` (issue 6); without it actions run as before */
+  drift?: DriftCoordinator;
 }
 
 export type RunActionResult =
@@ -53,7 +56,9 @@ export class RunActionUseCase {
     private readonly logger: Logger,
     private readonly options: RunActionOptions,
     private readonly ids: IdSource = defaultIds,
-  ) {}
+  ) {
+    options.drift?.bindProceed((m, action, correlationId) => this.decide(m, action, { correlation_id: correlationId } as ActionRequestedMessage));
+  }
 
   async execute(message: ActionRequestedMessage): Promise<RunActionResult> {
     const log = this.logger.child({ action_id: message.action_id, correlation_id: message.correlation_id });
@@ -68,6 +73,8 @@ export class RunActionUseCase {
       if (!action) throw new ActionGone(message.action_id);
       if (action.status === 'RUNNING') return this.reorder(m, action, message);
       if (action.status !== 'READY') return { kind: 'not-runnable', status: action.status } as const;
+      const surveying = await this.options.drift?.beforeDecide(m, action, message.correlation_id, new Date());
+      if (surveying) return surveying;
       return this.decide(m, action, message);
     });
     if (result.kind === 'finished' || result.kind === 'ordered' || result.kind === 'reordered') this.options.onOutboxWritten();
@@ -80,9 +87,11 @@ export class RunActionUseCase {
     const snapshot = await loadSnapshot(m, action, 'pre_op', now);
     const decision = decideAction(action, snapshot, this.evaluator, this.ids);
     await this.storeDecision(m, action, decision, now);
+    await this.options.drift?.observe(m, action, snapshot, now);
 
     action.status = 'RUNNING';
-    action.start_time = now.getTime() / 1000;
+    // an action that surveyed the cloud first started then
+    action.start_time = action.start_time ?? now.getTime() / 1000;
     action.owner = this.options.instanceId;
     action.lease_owner = this.options.instanceId;
     action.lease_expires_at = new Date(now.getTime() + this.options.leaseSeconds * 1000);
@@ -113,10 +122,14 @@ export class RunActionUseCase {
    * more. The worker recognises an order it already applied, so this never doubles anything.
    */
   private async reorder(m: EntityManager, action: ActionEntity, message: ActionRequestedMessage): Promise<RunActionResult> {
+    const stepped = await this.options.drift?.resume(m, action, new Date());
+    if (stepped) return stepped;
     const decision = await m.getRepository(DecisionEntity).findOneBy({ action_id: action.id });
     if (!decision) {
       // Claimed but never decided cannot happen with one transaction per decision; treat as READY.
       action.status = 'READY';
+      const surveying = await this.options.drift?.beforeDecide(m, action, message.correlation_id, new Date());
+      if (surveying) return surveying;
       return this.decide(m, action, message);
     }
     const plan = decision.plan as unknown as EnginePlan;

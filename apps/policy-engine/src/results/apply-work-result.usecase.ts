@@ -12,6 +12,7 @@ import { defaultIds, type Evaluator } from '@trellis/decisions';
 import type { EnginePlan } from '@trellis/decisions';
 import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from './finish-action';
+import type { DriftCoordinator } from '../drift/drift-coordinator';
 
 export const ENGINE_RESULTS_CONSUMER = 'policy-engine.results';
 
@@ -25,6 +26,8 @@ export class ApplyWorkResultUseCase {
     private readonly evaluator: Evaluator,
     private readonly logger: Logger,
     private readonly onOutboxWritten: () => void,
+    /** results of drift steps (surveys, repair replacements) carry the step's id, not an action's */
+    private readonly drift?: DriftCoordinator,
   ) {}
 
   async execute(result: WorkResultMessage): Promise<'finished' | 'duplicate' | 'already-final'> {
@@ -36,6 +39,7 @@ export class ApplyWorkResultUseCase {
         .setLock('pessimistic_write')
         .where('a.id = :id', { id: result.action_id })
         .getOne();
+      if (!action && this.drift && (await this.drift.onStepResult(m, result, new Date()))) return 'finished' as const;
       if (!action || ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(action.status)) return 'already-final' as const;
       const decision = await m.getRepository(DecisionEntity).findOneByOrFail({ action_id: action.id });
       const plan = decision.plan as unknown as EnginePlan;

@@ -30,6 +30,11 @@ const LEVEL = { INFO: 20, ERROR: 40 } as const;
  * notification in the outbox.
  */
 export async function finishAction(m: EntityManager, action: ActionEntity, f: Finish): Promise<void> {
+  // the target's name, read before a successful delete removes it
+  const isNode = action.action.startsWith('NODE_');
+  const target = isNode
+    ? await m.getRepository(NodeEntity).findOne({ where: { id: action.target }, select: { name: true } })
+    : await m.getRepository(ClusterEntity).findOne({ where: { id: action.target }, select: { name: true } });
   if (f.status === 'SUCCEEDED') await applySuccess(m, action, f);
 
   action.status = f.status;
@@ -41,17 +46,16 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
   action.updated_at = f.now;
   await m.getRepository(ActionEntity).save(action);
 
-  let clusterName: string | null = null;
   if (action.cluster_id && !(f.status === 'SUCCEEDED' && f.plan.delete_cluster)) {
-    clusterName = await refreshClusterStatus(m, action.cluster_id, action.action, f.now);
+    await refreshClusterStatus(m, action.cluster_id, action.action, f.now);
   }
 
   await m.getRepository(EventEntity).insert(row<EventEntity>({
     id: randomUUID(),
     timestamp: f.now,
     oid: action.target,
-    oname: clusterName ?? action.name,
-    otype: action.action.startsWith('NODE_') ? 'NODE' : 'CLUSTER',
+    oname: target?.name ?? action.name,
+    otype: isNode ? 'NODE' : 'CLUSTER',
     cluster_id: action.cluster_id,
     level: f.status === 'SUCCEEDED' ? LEVEL.INFO : LEVEL.ERROR,
     user: action.user,
@@ -61,6 +65,7 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     status_reason: f.reason,
     meta_data: { action_id: action.id },
   }));
+  await nodeEvents(m, action, f);
 
   const messageId = randomUUID();
   const finished: ActionFinishedMessage = {
@@ -148,4 +153,33 @@ export async function refreshClusterStatus(m: EntityManager, clusterId: string, 
     { status, status_reason: reason, updated_at: now, ...(cluster.created_at ? {} : { created_at: now }) },
   );
   return cluster.name;
+}
+
+/** One NODE event per server the action created (Senlin's derived NODE_CREATE actions each left one). */
+async function nodeEvents(m: EntityManager, action: ActionEntity, f: Finish): Promise<void> {
+  if (action.action === 'NODE_CREATE' || !f.plan.create_nodes.length) return;
+  const nodes = await m.getRepository(NodeEntity).find({
+    where: f.plan.create_nodes.map((n) => ({ id: n.node_id })),
+    select: { id: true, name: true, status: true, status_reason: true },
+  });
+  if (!nodes.length) return;
+  await m.getRepository(EventEntity).insert(
+    nodes.map((n) =>
+      row<EventEntity>({
+        id: randomUUID(),
+        timestamp: f.now,
+        oid: n.id,
+        oname: n.name,
+        otype: 'NODE',
+        cluster_id: action.cluster_id,
+        level: n.status === 'ACTIVE' ? LEVEL.INFO : LEVEL.ERROR,
+        user: action.user,
+        project: action.project,
+        action: 'NODE_CREATE',
+        status: n.status === 'ACTIVE' ? 'end' : 'error',
+        status_reason: n.status_reason,
+        meta_data: { action_id: action.id },
+      }),
+    ),
+  );
 }

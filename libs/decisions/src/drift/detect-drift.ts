@@ -1,5 +1,14 @@
 import { createZonePlan, type WeightedZone } from '@trellis/policies';
-import { BINDING_KEY, DriftInputError, detectDrift, readBindingData } from '../../../../plugins/role-anti-affinity';
+import {
+  BINDING_KEY,
+  DriftInputError,
+  assignGroups,
+  detectDrift,
+  membersPerGroup,
+  nodeRoles,
+  profileRoles,
+  readBindingData,
+} from '../../../../plugins/role-anti-affinity';
 import type { Snapshot, SnapshotCluster, SnapshotNode, SnapshotPolicy } from '../load-snapshot';
 import type { Finding } from './findings';
 
@@ -25,7 +34,9 @@ export function detectClusterDrift(snapshot: Snapshot): Finding[] {
   const nodes = cluster.nodes.filter((n) => n.status === 'ACTIVE');
   const findings: Finding[] = [];
   for (const policy of driftBindings(snapshot.policies)) {
-    if (policy.type === ROLE_ANTI_AFFINITY_POLICY) findings.push(...roleAntiAffinityDrift(policy, nodes, snapshot));
+    if (policy.type === ROLE_ANTI_AFFINITY_POLICY) {
+      findings.push(...roleAntiAffinityDrift(policy, nodes, snapshot), ...ungroupedRoleNodes(policy, nodes, cluster));
+    }
     else if (policy.type === ZONE_PLACEMENT_POLICY) findings.push(...zoneDrift(policy, nodes, snapshot));
   }
   return findings;
@@ -53,6 +64,49 @@ function roleAntiAffinityDrift(policy: SnapshotPolicy, nodes: SnapshotNode[], sn
     if (!(e instanceof DriftInputError)) throw e;
     return [{ ...base, kind: 'policy_unreadable', node_ids: [], message: `${policyLabel(policy)}: drift cannot be judged: ${e.message}` }];
   }
+}
+
+/**
+ * Role-bearing nodes recorded in none of the policy's groups: nodes of a cluster created before the
+ * policy, or added while it was detached. Each is reported with the group a repair would put it in
+ * (round robin over the groups' members, as pre_op places new nodes).
+ */
+function ungroupedRoleNodes(policy: SnapshotPolicy, nodes: SnapshotNode[], cluster: SnapshotCluster): Finding[] {
+  const bound = readBindingData(policy.binding_data);
+  const listed = (policy.spec?.properties as { roles?: unknown } | undefined)?.roles;
+  if (typeof bound === 'string' || !Array.isArray(listed)) return [];
+  const roles = new Set(listed.filter((r): r is string => typeof r === 'string').map((r) => r.trim()));
+  const ids = bound.groups.map((g) => g.id);
+  let fromProfile;
+  try {
+    fromProfile = profileRoles(cluster.profile.spec);
+  } catch {
+    return [];
+  }
+  const ungrouped = nodes.filter((n) => {
+    const group = (n.data?.placement as Record<string, unknown> | undefined)?.servergroup;
+    if (typeof group === 'string' && group) return false;
+    try {
+      return nodeRoles(n as never, fromProfile).roles.some((r) => roles.has(r));
+    } catch {
+      return false;
+    }
+  });
+  if (!ungrouped.length) return [];
+  const targets = assignGroups(ids, membersPerGroup(nodes as never, ids), ungrouped.map(() => true));
+  const names = new Map(bound.groups.map((g) => [g.id, g.name]));
+  return ungrouped.map((n, i) => ({
+    kind: 'role_node_ungrouped' as const,
+    policy_id: policy.id,
+    policy_name: policy.name,
+    binding_id: policy.binding_id,
+    group_id: targets[i]!,
+    group_name: names.get(targets[i]!) || undefined,
+    node_ids: [n.id],
+    message:
+      `${policyLabel(policy)}: node '${n.name}' (${n.id}) bears a role of [${[...roles].join(', ')}] ` +
+      `but is in no server group of the policy (created before the policy was attached?).`,
+  }));
 }
 
 /**

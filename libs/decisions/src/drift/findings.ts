@@ -1,5 +1,12 @@
 /** What drift detection reports (issue 6). */
-export const FINDING_KINDS = ['group_missing', 'member_outside_group', 'hosts_shared', 'zone_imbalance', 'policy_unreadable'] as const;
+export const FINDING_KINDS = [
+  'group_missing',
+  'member_outside_group',
+  'role_node_ungrouped',
+  'hosts_shared',
+  'zone_imbalance',
+  'policy_unreadable',
+] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 
 export interface Finding {

@@ -3,8 +3,11 @@ import type { Snapshot, SnapshotNode } from '../load-snapshot';
 import { ROLE_ANTI_AFFINITY_BINDING_KEY, readRoleAntiAffinityBinding, zoneOf } from './detect-drift';
 import { type Finding, type FindingKind } from './findings';
 
-/** all findings (the `repair` action), or only vanished groups (a scaling action that meets one). */
-export type RepairScope = 'all' | 'vanished_groups';
+/**
+ * all findings (the `repair` action), or what keeps role nodes out of every group: a vanished group
+ * or nodes that never joined one (a growing action brings the cluster back under its groups first).
+ */
+export type RepairScope = 'all' | 'groups';
 
 /** A server group to create again in place of one that vanished. */
 export interface RepairGroup {
@@ -83,7 +86,7 @@ export function planRepair(snapshot: Snapshot, findings: readonly Finding[], ids
     return r;
   };
 
-  const wanted = findings.filter((f) => scope === 'all' || f.kind === 'group_missing');
+  const wanted = findings.filter((f) => scope === 'all' || f.kind === 'group_missing' || f.kind === 'role_node_ungrouped');
   // Vanished groups first: the other findings' nodes in them go to the new group.
   for (const f of wanted.filter((x) => x.kind === 'group_missing')) {
     const policy = snapshot.policies.find((p) => p.binding_id === f.binding_id);
@@ -106,7 +109,7 @@ export function planRepair(snapshot: Snapshot, findings: readonly Finding[], ids
     for (const id of f.node_ids) replace(id, f.kind, f.group_id);
   }
   for (const f of wanted) {
-    if (f.kind === 'member_outside_group') {
+    if (f.kind === 'member_outside_group' || f.kind === 'role_node_ungrouped') {
       for (const id of f.node_ids) replace(id, f.kind, f.group_id);
       plan.findings.push(f);
     } else if (f.kind === 'hosts_shared') {
