@@ -1,15 +1,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Benchmark, BenchResult, isBenchmark } from './harness/benchmark';
+import * as os from 'os';
 import { findRoot, machineFacts, packageVersions, sourceState } from './harness/machine';
+import { loopCalibration, timerOverhead } from './harness/sampler';
 import { Progress } from './harness/progress';
 import { renderTable } from './harness/table';
 
-const USAGE = `usage: npm run bench -- [--quick] [--only <name>[,<name>...]] [--list]
+const USAGE = `usage: npm run bench -- [--quick] [--only <name>[,<name>...]] [--param <key>=<value>]... [--list]
 
-  --quick         a smoke run of a few seconds; writes bench/results/<name>.tmp.json (figures not for quoting)
-  --only <names>  run only these benchmarks (repeatable, or comma-separated)
-  --list          list the benchmarks and exit
+  --quick              a smoke run of a few seconds; writes bench/results/<name>.tmp.json (not for quoting)
+  --only <names>       run only these benchmarks (repeatable, or comma-separated)
+  --param <key=value>  a benchmark parameter (see BENCHMARKS.md); a run with any writes <name>.tmp.json
+  --list               list the benchmarks and exit
 
 Full runs write bench/results/<name>.json: machine, package versions, parameters and every figure.`;
 
@@ -17,12 +20,13 @@ interface Options {
   quick: boolean;
   only: string[];
   list: boolean;
+  params: Record<string, string>;
 }
 
 class UsageError extends Error {}
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { quick: false, only: [], list: false };
+  const options: Options = { quick: false, only: [], list: false, params: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') options.quick = true;
@@ -31,6 +35,11 @@ function parseArgs(argv: readonly string[]): Options {
       const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
       if (!value || value.startsWith('--')) throw new UsageError('--only needs a benchmark name');
       options.only.push(...value.split(',').filter(Boolean));
+    } else if (arg === '--param' || arg.startsWith('--param=')) {
+      const value = arg === '--param' ? argv[++i] : arg.slice('--param='.length);
+      const eq = value?.indexOf('=') ?? -1;
+      if (!value || eq <= 0) throw new UsageError(`--param needs <key>=<value>, not '${value ?? ''}'`);
+      options.params[value.slice(0, eq)] = value.slice(eq + 1);
     } else if (arg === '--help' || arg === '-h') {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
@@ -89,7 +98,13 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: ${e.message}\n${USAGE}\n`);
     return 2;
   }
-  const root = findRoot(__dirname);
+  // dist/bench/run.js sits under the repository; the working directory is the fallback for other builds
+  let root: string;
+  try {
+    root = findRoot(__dirname);
+  } catch {
+    root = findRoot(process.cwd());
+  }
   const all = discover(__dirname);
   if (options.list) {
     for (const { benchmark } of all) process.stdout.write(`${benchmark.name.padEnd(16)} ${benchmark.description}\n`);
@@ -116,26 +131,40 @@ async function main(): Promise<number> {
   for (const { benchmark } of selected) {
     const progress = new Progress(process.stderr, `[${benchmark.name}] `);
     const started = new Date();
+    const calibrationBefore = { loop_ns_per_element: loopCalibration(), timer_overhead_ns: timerOverhead(), load_average: os.loadavg().map((l) => Math.round(l * 100) / 100) };
     let result: BenchResult;
     try {
-      result = await benchmark.run({ quick: options.quick, progress, log: (m) => progress.log(m), root });
+      result = await benchmark.run({ quick: options.quick, params: options.params, progress, log: (m) => progress.log(m), root });
     } catch (e) {
       failures++;
       process.stderr.write(`[${benchmark.name}] failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       continue;
     }
     const finished = new Date();
+    const calibrationAfter = { loop_ns_per_element: loopCalibration(), load_average: os.loadavg().map((l) => Math.round(l * 100) / 100) };
     printResult(benchmark, result);
-    const file = path.join(resultsDir, `${benchmark.name}${options.quick ? '.tmp' : ''}.json`);
+    process.stdout.write(
+      `machine: ${machine.cpu_model}, ${machine.cores} cores, node ${machine.node_version}; load average ${calibrationBefore.load_average.join(' ')} → ` +
+        `${calibrationAfter.load_average.join(' ')}; yardstick loop ${calibrationBefore.loop_ns_per_element} → ${calibrationAfter.loop_ns_per_element} ns/element\n\n`,
+    );
+    // Only a full run with default parameters replaces the figures BENCHMARKS.md quotes.
+    const partial = options.quick || Object.keys(options.params).length > 0;
+    const file = path.join(resultsDir, `${benchmark.name}${partial ? '.tmp' : ''}.json`);
     const record = {
       benchmark: benchmark.name,
       description: benchmark.description,
       mode: options.quick ? 'quick' : 'full',
+      params: options.params,
       command,
       started_at: started.toISOString(),
       finished_at: finished.toISOString(),
       duration_seconds: Math.round((finished.getTime() - started.getTime()) / 100) / 10,
       machine,
+      calibration: {
+        note: 'yardstick: ns per element of an Int32Array sum (an idle modern core ~0.3-0.5); higher means a busy or slow machine',
+        before: calibrationBefore,
+        after: calibrationAfter,
+      },
       source,
       ...versions,
       parameters: result.parameters,

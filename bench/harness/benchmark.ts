@@ -15,6 +15,8 @@ export interface Benchmark {
 export interface BenchContext {
   /** `--quick`: a smoke run of a few seconds; figures are not meant to be quoted */
   quick: boolean;
+  /** `--param key=value` pairs; a benchmark refuses keys it does not know */
+  params: Record<string, string>;
   /** progress on stderr; stdout is kept for the result tables */
   progress: Progress;
   /** a line on stderr, above the progress line */

@@ -90,3 +90,30 @@ export function timerOverhead(samples = 100_000): number {
   times.sort();
   return times[samples >> 1];
 }
+
+/**
+ * Nanoseconds per element of a plain integer sum over an Int32Array: a yardstick recorded with the
+ * figures, so a run on a busy or throttled machine shows as one (an idle modern core does ~0.3-0.5).
+ */
+export function loopCalibration(): number {
+  const data = new Int32Array(4096).map((_, i) => i);
+  let sink = 0;
+  const sum = () => {
+    let s = 0;
+    for (let i = 0; i < data.length; i++) s = (s + data[i]) | 0;
+    return s;
+  };
+  for (let r = 0; r < 200; r++) sink ^= sum();
+  const rounds = new Float64Array(50);
+  for (let r = 0; r < rounds.length; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let k = 0; k < 20; k++) sink ^= sum();
+    rounds[r] = Number(process.hrtime.bigint() - t0) / (20 * data.length);
+  }
+  rounds.sort();
+  calibrationSink = sink;
+  return Math.round(rounds[rounds.length >> 1] * 1000) / 1000;
+}
+
+/** keeps the yardstick's result observable, so the loop cannot be optimised away */
+export let calibrationSink = 0;

@@ -1,3 +1,4 @@
+import { clonePlain, withKeys } from '../framework/plain-data';
 import { HookContext, Policy, PolicyType } from '../framework/policy';
 import { parseResizeParams } from '../resize/resize';
 import { AllowedValues, Schema, pyInt } from '../schema/schema';
@@ -78,7 +79,7 @@ export class DeletionPolicy extends Policy<DeletionProperties> {
 
     data.status = 'OK';
     data.reason = 'lifecycle hook parameters saved';
-    data.hooks = structuredClone(this.properties.hooks ?? {});
+    data.hooks = clonePlain(this.properties.hooks ?? {});
 
     const deletion = data.deletion as Record<string, unknown> | null | undefined;
     let count: number;
@@ -111,14 +112,13 @@ export class DeletionPolicy extends Policy<DeletionProperties> {
   private update(ctx: HookContext, victims: string[]): string {
     const data = ctx.action.data;
     const p = this.properties;
-    data.deletion = {
-      ...(data.deletion as Record<string, unknown> | undefined),
+    data.deletion = withKeys(data.deletion, {
       count: victims.length,
       candidates: victims,
       destroy_after_deletion: p.destroy_after_deletion,
       grace_period: p.grace_period,
       reduce_desired_capacity: p.reduce_desired_capacity,
-    };
+    });
     data.status = 'OK';
     data.reason = 'Candidates generated';
     return `candidates ${victims.join(', ') || '(none)'}`;

@@ -72,22 +72,15 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
 
   for (const entry of orderBindings(bindings)) {
     const { policy, binding } = entry;
-    const base = {
-      binding_id: binding.id,
-      policy_id: policy.id,
-      policy_name: policy.name,
-      policy_type: policy.type,
-      priority: entry.priority ?? policy.priority,
-    };
+    const base = identity(entry);
     if (!binding.enabled || failed) {
       const skipped = !binding.enabled ? SKIP_DISABLED : SKIP_EARLIER_FAILURE;
-      trace.push({ ...base, ran: false, skipped_reason: skipped, verdict: 'SKIPPED', reason: skipped, changed_keys: [] });
+      trace.push(skippedEntry(base, skipped));
       continue;
     }
     action.inputs.last_op = binding.last_op;
     if (!policy.needCheck(when, action)) {
-      const skipped = `not checked ${when} ${action.action}`;
-      trace.push({ ...base, ran: false, skipped_reason: skipped, verdict: 'SKIPPED', reason: skipped, changed_keys: [] });
+      trace.push(skippedEntry(base, `not checked ${when} ${action.action}`));
       continue;
     }
 
@@ -114,12 +107,12 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
     if (data.status === 'ERROR') {
       const reason = String(data.reason ?? '');
       data.reason = `Failed policy '${policy.name ?? ''}': ${reason}`;
-      trace.push({ ...base, ran: true, verdict: 'ERROR', reason, changed_keys: changed });
+      trace.push(ranEntry(base, 'ERROR', reason, changed));
       failed = true;
       continue;
     }
     const reason: string = note ? note : changed.includes('reason') ? String(data.reason) : 'no change';
-    trace.push({ ...base, ran: true, verdict: 'OK', reason, changed_keys: changed });
+    trace.push(ranEntry(base, 'OK', reason, changed));
   }
 
   if (failed) return { status: 'ERROR', reason: String(data.reason), trace, binding_updates: updates };
@@ -127,6 +120,51 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
   data.status = 'OK';
   data.reason = reason;
   return { status: 'OK', reason, trace, binding_updates: updates };
+}
+
+type TraceIdentity = Pick<TraceEntry, 'binding_id' | 'policy_id' | 'policy_name' | 'policy_type' | 'priority'>;
+
+/** Read before the hook runs, as the trace reports the binding the hook was given. */
+function identity(entry: ChainBinding): TraceIdentity {
+  const { policy, binding } = entry;
+  return {
+    binding_id: binding.id,
+    policy_id: policy.id,
+    policy_name: policy.name,
+    policy_type: policy.type,
+    priority: entry.priority ?? policy.priority,
+  };
+}
+
+// Trace entries are written as whole literals: `{...base, ran, ...}` took V8's slow path for keys
+// added after a spread, which cost more than the rest of the chain's bookkeeping together.
+function skippedEntry(base: TraceIdentity, skipped: string): TraceEntry {
+  return {
+    binding_id: base.binding_id,
+    policy_id: base.policy_id,
+    policy_name: base.policy_name,
+    policy_type: base.policy_type,
+    priority: base.priority,
+    ran: false,
+    skipped_reason: skipped,
+    verdict: 'SKIPPED',
+    reason: skipped,
+    changed_keys: [],
+  };
+}
+
+function ranEntry(base: TraceIdentity, verdict: 'OK' | 'ERROR', reason: string, changed: string[]): TraceEntry {
+  return {
+    binding_id: base.binding_id,
+    policy_id: base.policy_id,
+    policy_name: base.policy_name,
+    policy_type: base.policy_type,
+    priority: base.priority,
+    ran: true,
+    verdict,
+    reason,
+    changed_keys: changed,
+  };
 }
 
 interface TopLevelSnapshot {
@@ -151,10 +189,8 @@ function snapshotTopLevel(data: ActionData): TopLevelSnapshot {
 /** Top-level keys of action.data whose value changed: by reference, or one level deep for objects. */
 export function changedKeys(before: TopLevelSnapshot, data: ActionData): string[] {
   const changed: string[] = [];
-  const seen = new Set<string>();
   for (let i = 0; i < before.keys.length; i++) {
     const key = before.keys[i];
-    seen.add(key);
     if (!(key in data)) {
       changed.push(key);
       continue;
@@ -164,6 +200,8 @@ export function changedKeys(before: TopLevelSnapshot, data: ActionData): string[
       changed.push(key);
     }
   }
+  // action.data has a handful of keys: a scan is cheaper than building a set
+  const seen: { has(key: string): boolean } = before.keys.length > 32 ? new Set(before.keys) : { has: (key) => before.keys.includes(key) };
   for (const key of Object.keys(data)) if (!seen.has(key)) changed.push(key);
   return changed;
 }

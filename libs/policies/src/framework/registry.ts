@@ -31,7 +31,6 @@ export interface PolicyIdentity {
  */
 export class PolicyRegistry {
   private readonly types = new Map<string, RegisteredPolicyType>();
-  private readonly cache = new WeakMap<object, Policy>();
 
   static withBuiltins(): PolicyRegistry {
     // Required lazily: the built-in types import the framework, not the other way round.
@@ -94,16 +93,13 @@ export class PolicyRegistry {
   }
 
   /**
-   * As create, memoised per spec object and identity: the engine evaluates the same stored specs over
-   * and over, and resolution is the costliest part of a small decision. Specs must not be mutated.
+   * The policy a decision runs: create, every time. It was memoised per spec object, but the engine
+   * reads every snapshot fresh from the database, so the memo never hit there and its WeakMap
+   * bookkeeping cost a fifth of each spec's resolution; only a caller passing the same objects again
+   * (a benchmark) gained from it.
    */
   instantiate(spec: unknown, identity: PolicyIdentity = {}): Policy {
-    if (typeof spec !== 'object' || spec === null) return this.create(spec, identity);
-    const cached = this.cache.get(spec);
-    if (cached && cached.id === (identity.id ?? null) && cached.name === (identity.name ?? null)) return cached;
-    const policy = this.create(spec, identity);
-    this.cache.set(spec, policy);
-    return policy;
+    return this.create(spec, identity);
   }
 }
 

@@ -1,3 +1,4 @@
+import { withKeys } from '../framework/plain-data';
 import { RandomSource } from '../framework/random';
 import { ActionData, ClusterSnapshot, PolicyAction } from '../framework/types';
 import { checkSizeParams, parseResizeParams, readResizeParams } from '../resize/resize';
@@ -209,10 +210,38 @@ function chooseVictims(cluster: ClusterSnapshot, deletion: Record<string, unknow
 }
 
 function toDeletes(cluster: ClusterSnapshot, ids: readonly string[]): PlannedDelete[] {
-  const wanted = new Set(ids);
   const zones = new Map<string, string | null>();
-  for (const node of cluster.nodes) if (wanted.has(node.id)) zones.set(node.id, nodeZone(node) ?? null);
+  const nodes = cluster.nodes;
+  const matches = idMatcher(ids);
+  // the last node with an id gives its zone, as a pass that overwrote did
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i];
+    if (matches(node.id)) zones.set(node.id, nodeZone(node) ?? null);
+  }
   return ids.map((id) => ({ node_id: id, zone: zones.get(id) ?? null }));
+}
+
+/**
+ * Whether a node id is one of `ids` (SameValueZero, as a Set), for a pass over every node. Node ids
+ * in a fresh snapshot have never been hashed, and hashing each for a Set lookup cost more than the
+ * rest of the plan: a few ids are compared directly, more go through a small table of length and end
+ * characters first, so most nodes are turned away without hashing.
+ */
+function idMatcher(ids: readonly unknown[]): (id: unknown) => boolean {
+  if (ids.length <= 8) return (id) => ids.includes(id);
+  const wanted = new Set(ids);
+  if (!ids.every((id) => typeof id === 'string')) return (id) => wanted.has(id);
+  const table = new Uint8Array(ID_TABLE_SIZE);
+  for (const id of ids as string[]) table[idBucket(id)] = 1;
+  return (id) => (typeof id === 'string' ? table[idBucket(id)] === 1 && wanted.has(id) : wanted.has(id));
+}
+
+const ID_TABLE_SIZE = 4096;
+
+function idBucket(id: string): number {
+  const n = id.length;
+  if (n < 2) return n === 0 ? 0 : id.charCodeAt(0) & (ID_TABLE_SIZE - 1);
+  return (((id.charCodeAt(0) * 31 + id.charCodeAt(1)) * 31 + id.charCodeAt(n - 2)) * 31 + id.charCodeAt(n - 1) + n) & (ID_TABLE_SIZE - 1);
 }
 
 /**
@@ -245,6 +274,6 @@ function placeNewNodes(data: ActionData, count: number): PlannedCreate[] {
     entries[i] = entry;
     creates[i] = { index: i, placement: { ...entry } };
   }
-  if (any || placement) data.placement = { ...placement, count, placements: entries };
+  if (any || placement) data.placement = withKeys(placement, { count, placements: entries });
   return creates;
 }

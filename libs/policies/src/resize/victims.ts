@@ -56,6 +56,34 @@ function epochMillis(y: number, m: number, d: number, h: number, mi: number, sec
   return ((days * 24 + h) * 60 + mi) * 60000 + sec * 1000 + ms;
 }
 
+/** Two digits at i, or NaN. */
+function twoDigits(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : NaN;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ` exactly (what toISOString and the snapshot loader write), read in one
+ * go; NaN for anything else, including an impossible field, which then takes the general path. Every
+ * string this accepts the general path would read the same way, to the same value.
+ */
+function isoMillis(v: string): number {
+  if (v.length !== 24 || v.charCodeAt(23) !== 90 || v.charCodeAt(19) !== 46 || v.charCodeAt(10) !== 84 || v.charCodeAt(4) !== 45) return NaN;
+  const lastMs = v.charCodeAt(22) - 48;
+  if (!(lastMs >= 0 && lastMs <= 9)) return NaN;
+  const ms = twoDigits(v, 20) * 10 + lastMs;
+  return epochMillis(
+    twoDigits(v, 0) * 100 + twoDigits(v, 2),
+    twoDigits(v, 5),
+    twoDigits(v, 8),
+    twoDigits(v, 11),
+    twoDigits(v, 14),
+    twoDigits(v, 17),
+    ms,
+  );
+}
+
 /**
  * Epoch milliseconds of a timestamp. The canonical UTC form (`2024-01-01T00:00:00[.sss]Z`, what the
  * database and toISOString write) is read digit by digit: Date.parse costs more than the rest of a
@@ -63,6 +91,8 @@ function epochMillis(y: number, m: number, d: number, h: number, mi: number, sec
  */
 export function timestampMillis(v: string | null | undefined): number {
   if (!v) return 0;
+  const iso = isoMillis(v);
+  if (!Number.isNaN(iso)) return iso;
   if (v.length >= 20 && v.charCodeAt(v.length - 1) === 90 && v.charCodeAt(10) === 84 && v.charCodeAt(4) === 45) {
     const ms = v.length >= 24 && v.charCodeAt(19) === 46 ? digits(v, 20, 23) : v.length === 20 ? 0 : NaN;
     const t = epochMillis(digits(v, 0, 4), digits(v, 5, 7), digits(v, 8, 10), digits(v, 11, 13), digits(v, 14, 16), digits(v, 17, 19), ms);
@@ -76,36 +106,96 @@ const time = timestampMillis;
 
 /**
  * The `wanted` first nodes of `nodes` ordered by key (ascending, or descending when `last`), ties by
- * list position (reversed with `last`): the same result as a stable sort read from either end, but a
- * small pick from a large cluster costs one pass instead of a sort.
+ * list position (reversed with `last`): the same result as a stable sort read from either end.
  */
 function pick(nodes: readonly NodeSnapshot[], key: (n: NodeSnapshot) => number, wanted: number, last: boolean): string[] {
   const n = Math.min(wanted, nodes.length);
   if (n <= 0) return [];
-  const keys = new Array<number>(nodes.length);
-  for (let i = 0; i < nodes.length; i++) keys[i] = key(nodes[i]);
-  // before(a, b): a comes first in the wanted order
-  const before = last ? (a: number, b: number) => keys[a] > keys[b] || (keys[a] === keys[b] && a > b) : (a: number, b: number) => keys[a] < keys[b] || (keys[a] === keys[b] && a < b);
-  let order: number[];
-  if (n > 16) {
-    order = Array.from(nodes, (_, i) => i).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-  } else {
-    order = new Array<number>(n);
-    let size = 0;
-    for (let i = 0; i < nodes.length; i++) {
-      if (size === n && !before(i, order[n - 1])) continue;
-      let at = size === n ? n - 1 : size;
-      while (at > 0 && before(i, order[at - 1])) {
-        order[at] = order[at - 1];
-        at--;
-      }
-      order[at] = i;
-      if (size < n) size++;
+  const keys = new Float64Array(nodes.length);
+  let min = Infinity;
+  let max = -Infinity;
+  let integral = true;
+  for (let i = 0; i < nodes.length; i++) {
+    const k = key(nodes[i]);
+    keys[i] = k;
+    if (k < min) min = k;
+    if (k > max) max = k;
+    if (!Number.isInteger(k)) integral = false;
+  }
+  const order = integral ? pickPacked(keys, min, max, n, last) : null;
+  return (order ?? pickCompared(keys, n, last)).map((i) => nodes[i].id);
+}
+
+/**
+ * Key and position packed into one exact double, `(key - min) * 2^bits + position`, so that the
+ * order is plain numeric order and a partial selection needs no comparator: a bounded heap for a
+ * few of many, a native sort otherwise. Null when the keys span too much to pack exactly.
+ */
+function pickPacked(keys: Float64Array, min: number, max: number, n: number, last: boolean): number[] | null {
+  const count = keys.length;
+  let bits = 0;
+  while (2 ** bits < count) bits++;
+  const scale = 2 ** bits;
+  if ((max - min + 1) * scale > Number.MAX_SAFE_INTEGER) return null;
+  // descending order is ascending order of the negated values, ties included
+  const sign = last ? -1 : 1;
+  const packed = new Float64Array(count);
+  for (let i = 0; i < count; i++) packed[i] = sign * ((keys[i] - min) * scale + i);
+  const chosen = smallest(packed, n);
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) order[i] = (sign * chosen[i]) % scale;
+  return order;
+}
+
+/** The n smallest values, ascending (n ≤ values.length; values distinct). */
+function smallest(values: Float64Array, n: number): Float64Array {
+  if (n * 4 >= values.length) return values.sort().subarray(0, n);
+  // max-heap of the n smallest seen so far
+  const heap = values.slice(0, n);
+  for (let i = (n >> 1) - 1; i >= 0; i--) siftDown(heap, i, n);
+  for (let i = n; i < values.length; i++) {
+    if (values[i] < heap[0]) {
+      heap[0] = values[i];
+      siftDown(heap, 0, n);
     }
   }
-  const ids = new Array<string>(n);
-  for (let i = 0; i < n; i++) ids[i] = nodes[order[i]].id;
-  return ids;
+  return heap.sort();
+}
+
+function siftDown(heap: Float64Array, at: number, size: number): void {
+  const v = heap[at];
+  for (;;) {
+    let child = 2 * at + 1;
+    if (child >= size) break;
+    if (child + 1 < size && heap[child + 1] > heap[child]) child++;
+    if (heap[child] <= v) break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  heap[at] = v;
+}
+
+/** Keys that cannot be packed: a comparator on key then position. */
+function pickCompared(keys: Float64Array, n: number, last: boolean): number[] {
+  // before(a, b): a comes first in the wanted order
+  const before = last ? (a: number, b: number) => keys[a] > keys[b] || (keys[a] === keys[b] && a > b) : (a: number, b: number) => keys[a] < keys[b] || (keys[a] === keys[b] && a < b);
+  if (n > 16) {
+    const all = Array.from(keys, (_, i) => i).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+    return all.slice(0, n);
+  }
+  const order = new Array<number>(n);
+  let size = 0;
+  for (let i = 0; i < keys.length; i++) {
+    if (size === n && !before(i, order[n - 1])) continue;
+    let at = size === n ? n - 1 : size;
+    while (at > 0 && before(i, order[at - 1])) {
+      order[at] = order[at - 1];
+      at--;
+    }
+    order[at] = i;
+    if (size < n) size++;
+  }
+  return order;
 }
 
 /** Bad nodes first, then good nodes by created_at: oldest first or youngest first. */

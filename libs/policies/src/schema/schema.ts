@@ -1,3 +1,4 @@
+import { clonePlain } from '../framework/plain-data';
 import { isPlainObject, pyStr } from './py-format';
 
 /**
@@ -155,7 +156,7 @@ export class ListItem extends SchemaItem {
   }
 
   override getDefault(): unknown {
-    return structuredClone(this.default);
+    return clonePlain(this.default);
   }
 
   protected convert(value: unknown, path: string): unknown[] {
@@ -178,7 +179,7 @@ export class MapItem extends SchemaItem {
   }
 
   override getDefault(): unknown {
-    return structuredClone(this.default);
+    return clonePlain(this.default);
   }
 
   protected convert(value: unknown, path: string): Record<string, unknown> {

@@ -1,5 +1,4 @@
 import { NodeSnapshot } from '../framework/types';
-import { nodeZone } from '../resize/victims';
 
 export interface WeightedZone {
   name: string;
@@ -67,8 +66,16 @@ export function zoneDistribution(nodes: readonly NodeSnapshot[], usable: readonl
   // not internalized, so every Map lookup hashes and compares them anyway.
   const byName = k > 8 ? new Map(usable.map((z, j) => [z, j])) : null;
   for (let i = 0; i < nodes.length; i++) {
-    const zone = nodeZone(nodes[i]);
-    if (zone === undefined) continue;
+    // nodeZone, written out: this loop runs over every node of every decision
+    const node = nodes[i];
+    const data = node.data;
+    const placement = data === null || data === undefined ? undefined : data.placement;
+    let zone = placement === null || placement === undefined ? undefined : placement.zone;
+    if (typeof zone !== 'string') {
+      const server = node.server;
+      zone = server === null || server === undefined ? undefined : server.availability_zone;
+      if (typeof zone !== 'string') continue;
+    }
     if (byName) {
       const j = byName.get(zone);
       if (j !== undefined) counts[j]++;

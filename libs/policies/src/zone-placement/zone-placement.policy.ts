@@ -1,4 +1,5 @@
 import { AttachContext, AttachResult, HookContext, InvalidSpecError, Policy, PolicyType, ValidateContext } from '../framework/policy';
+import { withKeys } from '../framework/plain-data';
 import { PolicyAction } from '../framework/types';
 import { parseResizeParams } from '../resize/resize';
 import { pyRepr } from '../schema/py-format';
@@ -131,7 +132,7 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
       return;
     }
     const key = expand ? 'creation' : 'deletion';
-    data[key] = { ...(data[key] as Record<string, unknown> | undefined), count, zones: plan };
+    data[key] = withKeys(data[key], { count, zones: plan });
     return `${expand ? 'create' : 'delete'} ${count}: ${JSON.stringify(plan)}`;
   }
 

@@ -1,0 +1,372 @@
+import { createHash } from 'crypto';
+import { EvaluationInput, EvaluationOutput, PolicyRegistry, evaluate } from '@trellis/policies';
+import { BenchTable, Cell, TargetCheck, defineBenchmark } from './harness/benchmark';
+import { Progress } from './harness/progress';
+import { sample } from './harness/sampler';
+import { Summary, formatNs, formatRate, inMicroseconds, summarise } from './harness/stats';
+import { chain, hookLabel, instantiate, plan, prepareChain, prepareHook, preparePlan, runningHooks, stateOf } from './decision/pieces';
+import {
+  CHAIN_LABELS,
+  ChainKind,
+  OPERATION_LABELS,
+  OperationKind,
+  Scenario,
+  buildSnapshot,
+  isScaleOut,
+  operationCount,
+} from './decision/snapshots';
+
+const CHAINS: ChainKind[] = ['zone', 'full'];
+const OPERATIONS: OperationKind[] = ['out-1', 'out-10pct', 'in-1', 'in-10pct'];
+
+/** Above Senlin's default of 1,000 so that 10,000-node clusters (and 1,000 + 10 %) pass the size checks. */
+const MAX_NODES_PER_CLUSTER = 1_000_000;
+
+interface Iterations {
+  /** timed evaluate() calls per scenario */
+  samples: number;
+  warmup: number;
+  /** timed calls per piece in the breakdown */
+  breakdown: number;
+}
+
+const FULL: Record<number, Iterations> = {
+  10: { samples: 20_000, warmup: 2_000, breakdown: 5_000 },
+  100: { samples: 10_000, warmup: 1_000, breakdown: 2_000 },
+  1_000: { samples: 3_000, warmup: 300, breakdown: 500 },
+  10_000: { samples: 1_000, warmup: 50, breakdown: 100 },
+};
+
+const QUICK: Record<number, Iterations> = {
+  10: { samples: 300, warmup: 100, breakdown: 50 },
+  100: { samples: 200, warmup: 50, breakdown: 30 },
+};
+
+/** The issue's targets for the median decision time. */
+const TARGETS: Array<{ chain: ChainKind; nodes: number; ns: number }> = [
+  { chain: 'zone', nodes: 1_000, ns: 10_000 },
+  { chain: 'zone', nodes: 10_000, ns: 100_000 },
+  { chain: 'full', nodes: 1_000, ns: 50_000 },
+  { chain: 'full', nodes: 10_000, ns: 500_000 },
+];
+
+interface Breakdown {
+  /** median ns of each piece timed alone */
+  policies: number;
+  hooks: Record<string, number>;
+  chain: number;
+  plan: number;
+  /** derived: chain − Σ hooks (trace, changed keys, ordering) */
+  bookkeeping: number;
+  /** derived: evaluate − policies − chain − plan (input checks, cloud view, output) */
+  other: number;
+  samples: number;
+}
+
+interface ScenarioResult {
+  scenario: Scenario;
+  count: number;
+  digest: string;
+  evaluate: Summary;
+  breakdown: Breakdown | null;
+}
+
+const scenarioLabel = (s: Scenario) => `${s.nodes.toLocaleString('en-US')} nodes, ${CHAIN_LABELS[s.chain]}, ${OPERATION_LABELS[s.op]}`;
+
+/**
+ * Runs the decision once untimed and checks it is the decision the scenario is about (no error, the
+ * expected number of creates or deletes), and that it replays identically on a second fresh copy.
+ * Returns a digest of the output, so a change to the library that alters a decision shows up.
+ */
+function checkDecision(s: Scenario, fresh: () => EvaluationInput, options: Parameters<typeof evaluate>[1]): string {
+  const digestOf = (out: EvaluationOutput) => createHash('sha256').update(JSON.stringify(out)).digest('hex');
+  const out = evaluate(fresh(), options);
+  const expected = operationCount(s);
+  const made = isScaleOut(s.op) ? out.plan?.create.length : out.plan?.delete.length;
+  if (out.status !== 'OK' || out.plan?.error || made !== expected) {
+    throw new Error(`${scenarioLabel(s)}: the decision is not the one benchmarked (status ${out.status}, error ${out.plan?.error}, ${made} of ${expected} nodes): ${out.reason}`);
+  }
+  const digest = digestOf(out);
+  if (digestOf(evaluate(fresh(), options)) !== digest) throw new Error(`${scenarioLabel(s)}: the same snapshot gave two different decisions`);
+  return digest;
+}
+
+function times<T>(progress: Progress, iterations: { samples: number; warmup: number }, prepare: () => T, run: (input: T) => unknown): Summary {
+  const sampled = sample({
+    samples: iterations.samples,
+    warmup: iterations.warmup,
+    batch: 1,
+    prepare: (count) => {
+      progress.tick(count);
+      return Array.from({ length: count }, prepare);
+    },
+    run,
+  });
+  return summarise(sampled.times);
+}
+
+function breakdown(registry: PolicyRegistry, fresh: () => EvaluationInput, evaluateMedian: number, progress: Progress, it: Iterations): Breakdown {
+  const n = { samples: it.breakdown, warmup: Math.ceil(it.breakdown / 5) };
+  const probe = fresh();
+  const running = runningHooks(stateOf(probe, MAX_NODES_PER_CLUSTER), instantiate(registry, probe));
+  const policies = times(progress, n, fresh, (input) => instantiate(registry, input)).median;
+  const hooks: Record<string, number> = {};
+  running.forEach((binding, i) => {
+    const label = hookLabel(binding);
+    hooks[label] = times(
+      progress,
+      n,
+      () => prepareHook(registry, fresh(), MAX_NODES_PER_CLUSTER, i),
+      (p) => p.binding.policy.preOp(p.ctx),
+    ).median;
+  });
+  const chainMedian = times(progress, n, () => prepareChain(registry, fresh(), MAX_NODES_PER_CLUSTER), chain).median;
+  const planMedian = times(progress, n, () => preparePlan(registry, fresh(), MAX_NODES_PER_CLUSTER), plan).median;
+  const hookSum = Object.values(hooks).reduce((t, v) => t + v, 0);
+  return {
+    policies,
+    hooks,
+    chain: chainMedian,
+    plan: planMedian,
+    bookkeeping: chainMedian - hookSum,
+    other: evaluateMedian - policies - chainMedian - planMedian,
+    samples: n.samples,
+  };
+}
+
+/** The rebuilt pieces must produce evaluate()'s own plan, or the breakdown would time something else. */
+function checkPieces(registry: PolicyRegistry, fresh: () => EvaluationInput, options: Parameters<typeof evaluate>[1], s: Scenario): void {
+  const expected = evaluate(fresh(), options);
+  const rebuilt = plan(preparePlan(registry, fresh(), MAX_NODES_PER_CLUSTER));
+  if (JSON.stringify(rebuilt) !== JSON.stringify(expected.plan)) throw new Error(`${scenarioLabel(s)}: the breakdown's pieces do not rebuild evaluate()'s plan`);
+}
+
+const us = (ns: number) => Math.round(ns / 10) / 100;
+
+function tables(results: ScenarioResult[], sizes: number[], chains: ChainKind[], operations: OperationKind[]): BenchTable[] {
+  const main: BenchTable = {
+    title: 'Decision time: one evaluate() call on a fresh snapshot (pre_op)',
+    columns: [
+      { key: 'nodes', label: 'nodes' },
+      { key: 'chain', label: 'policies', align: 'left' },
+      { key: 'op', label: 'operation', align: 'left' },
+      { key: 'count', label: 'nodes changed' },
+      { key: 'median', label: 'median', align: 'right' },
+      { key: 'p99', label: 'p99', align: 'right' },
+      { key: 'rate', label: 'decisions/s', align: 'right' },
+      { key: 'samples', label: 'samples' },
+    ],
+    rows: results.map((r) => ({
+      nodes: r.scenario.nodes,
+      chain: CHAIN_LABELS[r.scenario.chain],
+      op: OPERATION_LABELS[r.scenario.op],
+      count: r.count,
+      median: formatNs(r.evaluate.median),
+      p99: formatNs(r.evaluate.p99),
+      rate: formatRate(r.evaluate.per_second),
+      samples: r.evaluate.samples,
+    })),
+    footnotes: ['decisions/s = 1 / mean time, one core, back to back'],
+  };
+
+  const steps = sizes.slice(1).map((to, i) => ({ from: sizes[i], to }));
+  const growth: BenchTable = {
+    title: 'Growth of the median with cluster size (× per step)',
+    columns: [
+      { key: 'chain', label: 'policies', align: 'left' },
+      { key: 'op', label: 'operation', align: 'left' },
+      ...steps.map((st) => ({ key: `${st.from}-${st.to}`, label: `${st.from.toLocaleString('en-US')} → ${st.to.toLocaleString('en-US')}` })),
+    ],
+    rows: [],
+    footnotes: ['10× the nodes: ×10 is linear growth, ×1 is constant time'],
+  };
+  for (const c of chains) {
+    for (const op of operations) {
+      const row: Record<string, Cell> = { chain: CHAIN_LABELS[c], op: OPERATION_LABELS[op] };
+      for (const st of steps) {
+        const a = results.find((r) => r.scenario.chain === c && r.scenario.op === op && r.scenario.nodes === st.from);
+        const b = results.find((r) => r.scenario.chain === c && r.scenario.op === op && r.scenario.nodes === st.to);
+        row[`${st.from}-${st.to}`] = a && b ? `×${(b.evaluate.median / a.evaluate.median).toFixed(1)}` : null;
+      }
+      growth.rows.push(row);
+    }
+  }
+
+  const broken = results.filter((r): r is ScenarioResult & { breakdown: Breakdown } => r.breakdown !== null);
+  if (broken.length === 0) return [main, growth];
+  const hookLabels = [...new Set(broken.flatMap((r) => Object.keys(r.breakdown.hooks)))];
+  const where: BenchTable = {
+    title: 'Where the time goes: median µs of each piece timed alone',
+    columns: [
+      { key: 'nodes', label: 'nodes' },
+      { key: 'chain', label: 'policies', align: 'left' },
+      { key: 'op', label: 'operation', align: 'left' },
+      { key: 'policies', label: 'spec resolution' },
+      ...hookLabels.map((h) => ({ key: `hook:${h}`, label: `${h} pre_op` })),
+      { key: 'bookkeeping', label: 'chain bookkeeping' },
+      { key: 'plan', label: 'engine plan' },
+      { key: 'other', label: 'rest' },
+      { key: 'total', label: 'evaluate()' },
+    ],
+    rows: broken.map((r) => {
+      const row: Record<string, Cell> = {
+        nodes: r.scenario.nodes,
+        chain: CHAIN_LABELS[r.scenario.chain],
+        op: OPERATION_LABELS[r.scenario.op],
+        policies: us(r.breakdown.policies),
+        bookkeeping: us(r.breakdown.bookkeeping),
+        plan: us(r.breakdown.plan),
+        other: us(r.breakdown.other),
+        total: us(r.evaluate.median),
+      };
+      for (const h of hookLabels) row[`hook:${h}`] = h in r.breakdown.hooks ? us(r.breakdown.hooks[h]) : null;
+      return row;
+    }),
+    footnotes: [
+      'spec resolution: building the policies from their specs (schema resolution), as evaluate() does for every decision',
+      'deletion pre_op includes victim selection; without a deletion policy the engine plan selects the victims',
+      'chain bookkeeping = chain median − Σ hook medians (trace, changed keys, ordering); rest = evaluate() − spec resolution − chain − plan',
+      'medians of pieces timed apart do not add up exactly: a small negative derived value is noise',
+    ],
+  };
+  return [main, growth, where];
+}
+
+function targets(results: ScenarioResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const t of TARGETS) {
+    for (const r of results.filter((x) => x.scenario.chain === t.chain && x.scenario.nodes === t.nodes)) {
+      checks.push({
+        what: `${CHAIN_LABELS[t.chain]}, ${t.nodes.toLocaleString('en-US')} nodes, ${OPERATION_LABELS[r.scenario.op]} (median)`,
+        target: `< ${formatNs(t.ns)}`,
+        measured: `${formatNs(r.evaluate.median)} (p99 ${formatNs(r.evaluate.p99)})`,
+        met: r.evaluate.median < t.ns,
+      });
+    }
+  }
+  return checks;
+}
+
+const PARAMS = ['sizes', 'chains', 'operations', 'breakdown'];
+
+/** `--param` lists: a subset of the defaults, for quicker runs while working on the library. */
+function subset<T extends string | number>(params: Record<string, string>, key: string, all: readonly T[], parse: (v: string) => T): T[] {
+  const raw = params[key];
+  if (raw === undefined) return [...all];
+  const picked = raw.split(',').map((v) => parse(v.trim()));
+  const unknown = picked.filter((v) => !all.includes(v));
+  if (unknown.length > 0 || picked.length === 0) throw new Error(`--param ${key}: '${raw}' is not a list of ${all.join(', ')}`);
+  return all.filter((v) => picked.includes(v));
+}
+
+export const benchmark = defineBenchmark({
+  name: 'decision',
+  description: 'policy decision time in process: zone placement alone and the full chain, 10 to 10,000 nodes',
+  async run(ctx) {
+    const unknown = Object.keys(ctx.params).filter((k) => !PARAMS.includes(k));
+    if (unknown.length > 0) throw new Error(`unknown --param ${unknown.join(', ')} (decision takes ${PARAMS.join(', ')})`);
+    const plans = ctx.quick ? QUICK : FULL;
+    const allSizes = Object.keys(plans)
+      .map(Number)
+      .sort((a, b) => a - b);
+    const sizes = subset(ctx.params, 'sizes', allSizes, (v) => Number(v.replace(/_/g, '')));
+    const chains = subset(ctx.params, 'chains', CHAINS, (v) => v as ChainKind);
+    const operations = subset(ctx.params, 'operations', OPERATIONS, (v) => v as OperationKind);
+    const withBreakdown = (ctx.params.breakdown ?? 'on') !== 'off';
+    const registry = PolicyRegistry.withBuiltins();
+    const options = { registry, maxNodesPerCluster: MAX_NODES_PER_CLUSTER };
+    // The first scenario run would otherwise also pay for compiling the library and for the heap
+    // growing to its working size: every scenario's code path runs first on small clusters.
+    const warmupCalls = ctx.quick ? 100 : 3_000;
+    ctx.progress.start('warm-up on 10 and 100 nodes', warmupCalls * chains.length * operations.length);
+    for (const c of chains) {
+      for (const op of operations) {
+        for (const nodes of [10, 100]) {
+          const text = JSON.stringify(buildSnapshot({ nodes, chain: c, op }));
+          for (let i = 0; i < warmupCalls / 2; i++) evaluate(JSON.parse(text) as EvaluationInput, options);
+          ctx.progress.tick(warmupCalls / 2);
+        }
+      }
+    }
+    ctx.progress.end('done');
+
+    const results: ScenarioResult[] = [];
+    for (const nodes of sizes) {
+      const it = plans[nodes];
+      for (const c of chains) {
+        for (const op of operations) {
+          const s: Scenario = { nodes, chain: c, op };
+          // The stored snapshot: every call parses its own copy, so no object is ever seen twice.
+          const text = JSON.stringify(buildSnapshot(s));
+          const fresh = () => JSON.parse(text) as EvaluationInput;
+          const digest = checkDecision(s, fresh, options);
+          checkPieces(registry, fresh, options, s);
+          const steps = it.samples + it.warmup + (withBreakdown ? 6 * (it.breakdown + Math.ceil(it.breakdown / 5)) : 0);
+          ctx.progress.start(scenarioLabel(s), steps);
+          const evaluated = times(ctx.progress, it, fresh, (input) => evaluate(input, options));
+          const parts = withBreakdown ? breakdown(registry, fresh, evaluated.median, ctx.progress, it) : null;
+          ctx.progress.end(`median ${formatNs(evaluated.median)}, p99 ${formatNs(evaluated.p99)}`);
+          results.push({ scenario: s, count: operationCount(s), digest, evaluate: evaluated, breakdown: parts });
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    }
+
+    const figures = results.map((r) => ({
+      nodes: r.scenario.nodes,
+      chain: r.scenario.chain,
+      operation: r.scenario.op,
+      nodes_changed: r.count,
+      decision_digest: r.digest,
+      evaluate_us: inMicroseconds(r.evaluate),
+      breakdown_median_us: r.breakdown && {
+        spec_resolution: us(r.breakdown.policies),
+        hooks: Object.fromEntries(Object.entries(r.breakdown.hooks).map(([k, v]) => [k, us(v)])),
+        chain: us(r.breakdown.chain),
+        chain_bookkeeping: us(r.breakdown.bookkeeping),
+        engine_plan: us(r.breakdown.plan),
+        rest: us(r.breakdown.other),
+        samples_per_piece: r.breakdown.samples,
+      },
+    }));
+    const growth = results
+      .filter((r) => r.scenario.nodes !== sizes[0])
+      .map((r) => {
+        const prev = results.find((p) => p.scenario.chain === r.scenario.chain && p.scenario.op === r.scenario.op && p.scenario.nodes * 10 === r.scenario.nodes);
+        return {
+          chain: r.scenario.chain,
+          operation: r.scenario.op,
+          from_nodes: prev?.scenario.nodes ?? null,
+          to_nodes: r.scenario.nodes,
+          median_ratio: prev ? Math.round((r.evaluate.median / prev.evaluate.median) * 100) / 100 : null,
+        };
+      });
+
+    const checks = targets(results);
+    return {
+      parameters: {
+        sizes,
+        chains: chains.map((c) => CHAIN_LABELS[c]),
+        operations: operations.map((o) => OPERATION_LABELS[o]),
+        iterations: Object.fromEntries(sizes.map((n) => [n, plans[n]])),
+        breakdown: withBreakdown,
+        max_nodes_per_cluster: MAX_NODES_PER_CLUSTER,
+        fresh_input: 'JSON.parse of the stored snapshot text before each timed call (untimed)',
+        global_warmup: 'every chain and operation on 10 and 100 nodes before the first timed scenario',
+        timer: 'process.hrtime.bigint() around each call',
+        zones: 'az1 weight 100, az2 weight 100, az3 weight 50; every node ACTIVE',
+        deletion_criteria: 'OLDEST_FIRST (full chain); youngest first per zone (zone placement alone: the engine plan picks)',
+      },
+      figures: { scenarios: figures, growth },
+      tables: tables(results, sizes, chains, operations),
+      targets: checks,
+      skipped: [
+        {
+          what: "loading the decision's input from PostgreSQL",
+          why: "needs the policy engine's snapshot loader (apps/policy-engine); added to this benchmark by another engineer",
+        },
+      ],
+      notes: ctx.quick ? ['quick smoke: 10 and 100 nodes with few samples; the targets are at 1,000 and 10,000 nodes and are not checked'] : [],
+    };
+  },
+});
