@@ -1,6 +1,6 @@
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
 import { createNovaClient, createTokenValidator } from '@trellis/nova';
-import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
+import { PolicyRegistry, loadPolicyPlugins, type PolicyClass } from '@trellis/policies';
 import { openInfrastructure, type Infrastructure } from '@trellis/runtime';
 import { startGateway } from '../apps/gateway/src/bootstrap';
 import { startNovaSimulator, type RunningSimulator } from '../apps/nova-simulator/src/simulator';
@@ -24,7 +24,16 @@ export interface Embedded {
  * the separate services; only the adapters differ (PGlite, in-memory bus, simulator) unless
  * DATABASE_URL / AMQP_URL / OS_AUTH_URL say otherwise.
  */
-export async function startEmbedded(config: TrellisConfig, logger: Logger = createLogger('trellis', config.logLevel)): Promise<Embedded> {
+export interface EmbeddedOptions {
+  /** policy types to register beside the built-ins and TRELLIS_POLICY_PLUGINS (tests load plugins from source) */
+  policies?: ReadonlyArray<new (...args: never[]) => unknown>;
+}
+
+export async function startEmbedded(
+  config: TrellisConfig,
+  logger: Logger = createLogger('trellis', config.logLevel),
+  options: EmbeddedOptions = {},
+): Promise<Embedded> {
   const closers: Array<() => Promise<void>> = [];
   const close = async () => {
     for (const c of closers.reverse()) await c().catch((e) => logger.warn('close failed', { error: String(e) }));
@@ -57,6 +66,8 @@ export async function startEmbedded(config: TrellisConfig, logger: Logger = crea
     }
     const registry = PolicyRegistry.withBuiltins();
     loadPolicyPlugins(registry, config.engine.plugins);
+    // the registry checks the class is a decorated policy type and refuses a duplicate
+    for (const policy of options.policies ?? []) registry.register(policy as unknown as PolicyClass);
 
     const infra = await openInfrastructure(config, logger);
     closers.push(() => infra.close());

@@ -29,6 +29,8 @@ import { ProfilesService } from './profiles/profiles.service';
 import { RpcServer } from './rpc/rpc-server';
 import { VersionsController } from './versions/versions.controller';
 import { DecisionsController } from './decisions/decisions.controller';
+import { FindingsController } from './findings/findings.controller';
+import { FindingsService } from './findings/findings.service';
 import { DecisionsService } from './decisions/decisions.service';
 
 export interface GatewayDeps {
@@ -72,6 +74,7 @@ export class GatewayModule implements NestModule {
       UnitOfWork,
       ActionSubmitter,
       DecisionsService,
+      FindingsService,
       ProfilesService,
       ClustersService,
       ClusterActionsService,
@@ -94,6 +97,7 @@ export class GatewayModule implements NestModule {
         ActionsController,
         EventsController,
         DecisionsController,
+        FindingsController,
       ],
       providers,
     };

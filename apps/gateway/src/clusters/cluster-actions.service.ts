@@ -22,7 +22,7 @@ import {
 } from '../shared/body';
 import { lookup, mustFind } from '../shared/lookup';
 
-const SUPPORTED = ['scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check'];
+const SUPPORTED = ['scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check', 'repair'];
 /** Senlin actions Trellis does not run (no health/recovery or lifecycle hooks). */
 const UNSUPPORTED = ['replace_nodes', 'recover', 'complete_lifecycle'];
 
@@ -95,6 +95,9 @@ export class ClusterActionsService {
         return this.addNodes(tx, req, cluster, data);
       case 'del_nodes':
         return this.delNodes(tx, req, cluster, data);
+      case 'repair':
+        checkKeys(data, []);
+        return { action: 'CLUSTER_REPAIR', inputs: {} };
       default:
         return { action: 'CLUSTER_CHECK', inputs: data };
     }

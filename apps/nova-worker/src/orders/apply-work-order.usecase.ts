@@ -42,7 +42,7 @@ export class ApplyWorkOrderUseCase {
   async execute(order: WorkOrderMessage, delivery: { redelivered: boolean } = { redelivered: false }): Promise<ApplyResult> {
     const log = this.logger.child({ action_id: order.action_id, correlation_id: order.correlation_id });
     const claim = await this.claim(order, delivery.redelivered);
-    if (claim !== 'mine') {
+    if (claim !== 'first' && claim !== 'taken-over') {
       if (claim === 'DONE') {
         // The engine asks again for an order this worker finished: its result never arrived.
         await inTransaction(this.dataSource, (m) => completeOrderIfDone(m, order.action_id, new Date(), true));
@@ -55,7 +55,9 @@ export class ApplyWorkOrderUseCase {
     const groups = await this.ensureGroups(order, log);
     const resolveGroup = (ref: string) => groups[ref] ?? ref;
 
-    const known = await this.serversOf(order.action_id);
+    // Nova cannot filter servers by metadata, so looking for this order's servers lists every server
+    // of the project: only a delivery that takes an order over can find any (BENCHMARKS.md, pipeline).
+    const known = claim === 'taken-over' ? await this.serversOf(order.action_id) : new Map<string, Server>();
     let created = 0;
     let reused = 0;
     const createOne = async (create: ServerCreateDto) => {
@@ -115,7 +117,7 @@ export class ApplyWorkOrderUseCase {
    * predecessor held, or an order left APPLYING longer than a lease, is taken over: the lookups by
    * name and by node tag below make applying it again safe.
    */
-  private async claim(order: WorkOrderMessage, redelivered: boolean): Promise<'mine' | string> {
+  private async claim(order: WorkOrderMessage, redelivered: boolean): Promise<'first' | 'taken-over' | string> {
     return inTransaction(this.dataSource, async (m) => {
       const repo = m.getRepository(WorkOrderEntity);
       const now = new Date();
@@ -125,7 +127,7 @@ export class ApplyWorkOrderUseCase {
          ON CONFLICT (action_id) DO NOTHING RETURNING action_id`,
         [order.action_id, order.cluster_id, JSON.stringify(order), now],
       );
-      if (inserted.length > 0) return 'mine';
+      if (inserted.length > 0) return 'first';
       const row = await repo
         .createQueryBuilder('o')
         .setLock('pessimistic_write')
@@ -134,7 +136,7 @@ export class ApplyWorkOrderUseCase {
       const stale = (row.updated_at ?? row.created_at).getTime() < now.getTime() - this.options.leaseSeconds * 1000;
       if (row.status !== 'APPLYING' || !(redelivered || stale)) return row.status;
       await repo.update({ action_id: order.action_id }, { updated_at: now });
-      return 'mine';
+      return 'taken-over';
     });
   }
 
