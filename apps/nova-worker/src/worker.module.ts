@@ -99,9 +99,11 @@ export class WorkerModule {
             new WorkerHandlers(
               apply,
               logger,
-              () => {
+              (order) => {
                 poller.kick();
-                void facts.refresh();
+                // the engine decides on the server groups it knows of: re-read them when this order
+                // changed some (the interval and explicit surveys cover everything else)
+                if (order.create_groups.length || order.delete_groups.length) void facts.refresh();
               },
               new SurveyClusterUseCase(dataSource, nova, facts, logger.child({ component: 'survey' }), deps.onOutboxWritten),
             ),

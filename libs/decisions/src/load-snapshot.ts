@@ -58,6 +58,9 @@ export interface SnapshotCluster {
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
+/** SQL for a timestamptz as `YYYY-MM-DDTHH:MM:SS.sssZ`, exactly what Date.toISOString() writes */
+const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /** A seed derived from the action id, so random choices (victims, group names) replay identically. */
 export function seedOf(actionId: string): number {
   let h = 2166136261;
@@ -75,7 +78,9 @@ export async function loadCluster(m: EntityManager, clusterId: string): Promise<
   const c = rows[0];
   // One query, only the columns a policy looks at: this load sits on every decision's path.
   const nodes: Array<Record<string, any>> = await m.query(
-    `SELECT n.id, n.name, n.index, n.status, n.created_at, n.tainted, n.data, n.metadata, n.physical_id, p.created_at AS profile_created_at
+    // timestamps come back as ISO text (Date.toISOString's format): no Date per node to parse and format
+    `SELECT n.id, n.name, n.index, n.status, ${isoText('n.created_at')} AS created_at, n.tainted, n.data, n.metadata, n.physical_id,
+            ${isoText('p.created_at')} AS profile_created_at
        FROM nodes n JOIN profiles p ON p.id = n.profile_id
       WHERE n.cluster_id = $1 ORDER BY n.index`,
     [clusterId],
@@ -95,8 +100,8 @@ export async function loadCluster(m: EntityManager, clusterId: string): Promise<
         name: n.name,
         index: n.index,
         status: n.status,
-        created_at: iso(n.created_at),
-        profile_created_at: iso(n.profile_created_at),
+        created_at: n.created_at,
+        profile_created_at: n.profile_created_at,
         tainted: n.tainted,
         data: n.data ?? {},
         metadata: n.metadata ?? {},

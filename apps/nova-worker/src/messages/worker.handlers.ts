@@ -8,7 +8,7 @@ export class WorkerHandlers {
   constructor(
     private readonly apply: ApplyWorkOrderUseCase,
     private readonly logger: Logger,
-    private readonly afterApply: () => void,
+    private readonly afterApply: (order: WorkOrderMessage) => void,
     private readonly survey: SurveyClusterUseCase | null = null,
   ) {}
 
@@ -26,7 +26,7 @@ export class WorkerHandlers {
         return { kind: 'ack' };
       }
       await this.apply.execute(order, { redelivered: message.redelivered || message.deliveryCount > 0 });
-      this.afterApply();
+      this.afterApply(order);
       return { kind: 'ack' };
     } catch (e) {
       const outcome: HandlerOutcome =
