@@ -24,6 +24,7 @@ import { needsNova, type EnginePlan } from '@trellis/decisions';
 import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
+import { storeDecision } from './store-decision';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
 
@@ -86,7 +87,7 @@ export class RunActionUseCase {
     const now = new Date();
     const snapshot = await loadSnapshot(m, action, 'pre_op', now);
     const decision = decideAction(action, snapshot, this.evaluator, this.ids);
-    await this.storeDecision(m, action, decision, now);
+    await storeDecision(m, action, decision, now);
     await this.options.drift?.observe(m, action, snapshot, now);
 
     action.status = 'RUNNING';
@@ -136,21 +137,6 @@ export class RunActionUseCase {
     if (!needsNova(plan)) return { kind: 'not-runnable', status: action.status };
     await this.order(m, action, plan, message.correlation_id, new Date());
     return { kind: 'reordered' };
-  }
-
-  private async storeDecision(m: EntityManager, action: ActionEntity, d: Decision, now: Date): Promise<void> {
-    await m.getRepository(DecisionEntity).upsert(
-      row<DecisionEntity>({
-        action_id: action.id,
-        hook: d.hook,
-        input: d.input as unknown as Record<string, unknown>,
-        output: d.output,
-        plan: d.plan as unknown as Record<string, unknown>,
-        trace: d.trace,
-        created_at: now,
-      }),
-      ['action_id'],
-    );
   }
 
   private async applyClusterUpdate(m: EntityManager, clusterId: string, plan: EnginePlan, actionName: string, now: Date) {

@@ -11,15 +11,15 @@ import {
   loadSnapshot,
   planRepair,
   repairIsEmpty,
-  type Decision,
   type Evaluator,
   type Finding,
   type IdSource,
   type Snapshot,
 } from '@trellis/decisions';
-import { ActionEntity, ActionStepEntity, ClusterEntity, DecisionEntity, NodeEntity, row } from '@trellis/persistence';
+import { ActionEntity, ActionStepEntity, ClusterEntity, NodeEntity } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 import type { RunActionResult } from '../actions/run-action.usecase';
+import { storeDecision } from '../actions/store-decision';
 import { finishAction } from '../results/finish-action';
 import { RepairRunner, nextSeq } from '../repair/repair-runner';
 import { driftStateOf, type DriftState } from '../repair/repair-state';
@@ -283,19 +283,4 @@ function vanishedText(found: Finding[]): string {
 
 function messages(findings: Finding[]): string {
   return findings.map((f) => f.message).join(' ');
-}
-
-async function storeDecision(m: EntityManager, action: ActionEntity, d: Decision, now: Date): Promise<void> {
-  await m.getRepository(DecisionEntity).upsert(
-    row<DecisionEntity>({
-      action_id: action.id,
-      hook: d.hook,
-      input: d.input as unknown as Record<string, unknown>,
-      output: d.output,
-      plan: d.plan as unknown as Record<string, unknown>,
-      trace: d.trace,
-      created_at: now,
-    }),
-    ['action_id'],
-  );
 }
