@@ -1,33 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '@trellis/common';
-import { startEmbedded, type Embedded } from '../../cli/embedded';
+import type { Embedded } from '../../cli/embedded';
 import { RoleAntiAffinityPolicy } from '../../plugins/role-anti-affinity';
 import { PLACEMENT_TOPOLOGY } from '../support/placement.scenario';
 import { sharedHostCheckedAndRepaired, vanishedGroupFailsScaleOut, vanishedGroupRepairedBeforeScaleOut } from '../support/drift.scenario';
+import { startTestTrellis, type TestTrellis } from '../support/trellis';
 
 describe('role anti-affinity drift detected and repaired (embedded default)', () => {
+  let t: TestTrellis;
   let trellis: Embedded;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'trellis-topology-'));
-    writeFileSync(join(dir, 'topology.json'), JSON.stringify(PLACEMENT_TOPOLOGY));
-    trellis = await startEmbedded(
-      loadConfig({
-        TRELLIS_PORT: '0',
-        SIMULATOR_PORT: '0',
-        TRELLIS_DATA_DIR: ':memory:',
-        SIMULATOR_BUILD_DELAY_MS: '50',
-        SIMULATOR_TOPOLOGY_FILE: join(dir, 'topology.json'),
-        TRELLIS_POLL_INTERVAL_MS: '50',
-        LOG_LEVEL: 'error',
-      }),
-      undefined,
-      { policies: [RoleAntiAffinityPolicy] },
-    );
+    t = await startTestTrellis({ topology: PLACEMENT_TOPOLOGY, policies: [RoleAntiAffinityPolicy] });
+    trellis = t.trellis;
   });
-  afterAll(() => trellis?.close());
+  afterAll(() => t?.close());
 
   it('a vanished group is created again and every role node moved into it before a scale-out grows', () =>
     vanishedGroupRepairedBeforeScaleOut(trellis));

@@ -1,30 +1,23 @@
-import { loadConfig } from '@trellis/common';
 import { DecisionEntity, row } from '@trellis/persistence';
 import { replayDecisions } from '../../cli/commands/replay-decisions';
-import { startEmbedded, type Embedded } from '../../cli/embedded';
+import type { Embedded } from '../../cli/embedded';
 import { act, createPolicy, demoApi, zoneSpec } from '../support/placement.scenario';
 import { createProfileAndCluster } from '../support/scale-out.scenario';
+import { startTestTrellis, type TestTrellis } from '../support/trellis';
 
 /**
  * `trellis replay --decisions`: every stored decision is re-evaluated from its snapshot with the
  * current code; the same code decides the same, and a decision that no longer matches is listed.
  */
 describe('replay of stored decisions (embedded default)', () => {
+  let t: TestTrellis;
   let trellis: Embedded;
 
   beforeAll(async () => {
-    trellis = await startEmbedded(
-      loadConfig({
-        TRELLIS_PORT: '0',
-        SIMULATOR_PORT: '0',
-        TRELLIS_DATA_DIR: ':memory:',
-        SIMULATOR_BUILD_DELAY_MS: '20',
-        TRELLIS_POLL_INTERVAL_MS: '50',
-        LOG_LEVEL: 'error',
-      }),
-    );
+    t = await startTestTrellis({ env: { SIMULATOR_BUILD_DELAY_MS: '20' } });
+    trellis = t.trellis;
   });
-  afterAll(() => trellis?.close());
+  afterAll(() => t?.close());
 
   it('finds no difference for decisions the current code made, and reports one that differs', async () => {
     const api = await demoApi(trellis);

@@ -1,34 +1,20 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '@trellis/common';
-import { startEmbedded, type Embedded } from '../../cli/embedded';
+import type { Embedded } from '../../cli/embedded';
 import { ApiClient, keystoneToken } from '../support/api-client';
 import { createProfileAndCluster, nodesOf, scaleOut } from '../support/scale-out.scenario';
-
-/** The embedded default exactly as `npm start` runs it, on free ports and an in-memory PGlite. */
-function embeddedConfig(extra: Record<string, string> = {}) {
-  return loadConfig({
-    TRELLIS_PORT: '0',
-    SIMULATOR_PORT: '0',
-    TRELLIS_DATA_DIR: ':memory:',
-    SIMULATOR_BUILD_DELAY_MS: '50',
-    TRELLIS_POLL_INTERVAL_MS: '50',
-    LOG_LEVEL: 'error',
-    ...extra,
-  });
-}
+import { startTestTrellis, type TestTrellis } from '../support/trellis';
 
 describe('scale-out through the whole pipeline (embedded default)', () => {
+  let t: TestTrellis;
   let trellis: Embedded;
   let api: ApiClient;
 
   beforeAll(async () => {
-    trellis = await startEmbedded(embeddedConfig());
+    t = await startTestTrellis();
+    trellis = t.trellis;
     const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
     api = new ApiClient(trellis.url, token);
   });
-  afterAll(() => trellis?.close());
+  afterAll(() => t?.close());
 
   it('answers 202 with a Location, ends SUCCEEDED with 2 ACTIVE servers recorded on their nodes', async () => {
     const { clusterId } = await createProfileAndCluster(api, 'web');
@@ -55,18 +41,17 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
 });
 
 describe('a build Nova cannot place (embedded default)', () => {
+  let t: TestTrellis;
   let trellis: Embedded;
   let api: ApiClient;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'trellis-topology-'));
-    const topology = join(dir, 'topology.json');
-    writeFileSync(topology, JSON.stringify({ zones: [{ name: 'az1', hosts: [{ name: 'only-host', capacity: { instances: 1 } }] }] }));
-    trellis = await startEmbedded(embeddedConfig({ SIMULATOR_TOPOLOGY_FILE: topology }));
+    t = await startTestTrellis({ topology: { zones: [{ name: 'az1', hosts: [{ name: 'only-host', capacity: { instances: 1 } }] }] } });
+    trellis = t.trellis;
     const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
     api = new ApiClient(trellis.url, token);
   });
-  afterAll(() => trellis?.close());
+  afterAll(() => t?.close());
 
   it('ends FAILED with Nova\'s NoValidHost fault as the reason', async () => {
     const { clusterId } = await createProfileAndCluster(api, 'db');

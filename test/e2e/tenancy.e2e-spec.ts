@@ -1,8 +1,8 @@
-import { loadConfig } from '@trellis/common';
-import { startEmbedded, type Embedded } from '../../cli/embedded';
+import type { Embedded } from '../../cli/embedded';
 import { ApiClient, keystoneToken } from '../support/api-client';
 import { act, createPolicy, zoneSpec } from '../support/placement.scenario';
 import { createProfileAndCluster, nodesOf } from '../support/scale-out.scenario';
+import { startTestTrellis, type TestTrellis } from '../support/trellis';
 
 /**
  * Tenancy: every object belongs to a project. A second project walks every endpoint against the
@@ -10,22 +10,15 @@ import { createProfileAndCluster, nodesOf } from '../support/scale-out.scenario'
  * only "not found" (or 403 where admin is needed) — and nothing it does changes them.
  */
 describe('a second project cannot read or act on the first project\'s objects (embedded default)', () => {
+  let t: TestTrellis;
   let trellis: Embedded;
   let a: ApiClient;
   let b: ApiClient;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    trellis = await startEmbedded(
-      loadConfig({
-        TRELLIS_PORT: '0',
-        SIMULATOR_PORT: '0',
-        TRELLIS_DATA_DIR: ':memory:',
-        SIMULATOR_BUILD_DELAY_MS: '20',
-        TRELLIS_POLL_INTERVAL_MS: '50',
-        LOG_LEVEL: 'error',
-      }),
-    );
+    t = await startTestTrellis({ env: { SIMULATOR_BUILD_DELAY_MS: '20' } });
+    trellis = t.trellis;
     const authUrl = trellis.simulator!.authUrl;
     a = new ApiClient(trellis.url, await keystoneToken(authUrl, { name: 'demo', password: 'demo', project: 'demo' }));
     b = new ApiClient(trellis.url, await keystoneToken(authUrl, { name: 'alt_demo', password: 'demo', project: 'alt_demo' }));
@@ -42,7 +35,7 @@ describe('a second project cannot read or act on the first project\'s objects (e
     const events = await a.get(`/v1/events?cluster_id=${clusterId}`);
     ids.event = events.body.events[0].id;
   });
-  afterAll(() => trellis?.close());
+  afterAll(() => t?.close());
 
   const notFound = (res: { status: number; body: any }) => {
     expect(res.status).toBe(404);

@@ -1,44 +1,19 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '@trellis/common';
-import { startEmbedded, type Embedded } from '../../cli/embedded';
+import type { Embedded } from '../../cli/embedded';
 import { RoleAntiAffinityPolicy } from '../../plugins/role-anti-affinity';
 import { PLACEMENT_TOPOLOGY } from '../support/placement.scenario';
 import { sharedHostCheckedAndRepaired, vanishedGroupFailsScaleOut, vanishedGroupRepairedBeforeScaleOut } from '../support/drift.scenario';
-import { freshDatabase, freshVhost } from '../support/processes';
+import { startTestTrellis, type TestTrellis } from '../support/trellis';
 
 /** The drift scenarios of issue 6 on RabbitMQ + PostgreSQL (same handlers, other adapters). */
 describe('role anti-affinity drift detected and repaired (RabbitMQ + PostgreSQL)', () => {
+  let t: TestTrellis;
   let trellis: Embedded;
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let vhost: ReturnType<typeof freshVhost>;
 
   beforeAll(async () => {
-    db = await freshDatabase();
-    vhost = freshVhost();
-    const dir = mkdtempSync(join(tmpdir(), 'trellis-topology-'));
-    writeFileSync(join(dir, 'topology.json'), JSON.stringify(PLACEMENT_TOPOLOGY));
-    trellis = await startEmbedded(
-      loadConfig({
-        DATABASE_URL: db.url,
-        AMQP_URL: vhost.url,
-        TRELLIS_PORT: '0',
-        SIMULATOR_PORT: '0',
-        SIMULATOR_BUILD_DELAY_MS: '50',
-        SIMULATOR_TOPOLOGY_FILE: join(dir, 'topology.json'),
-        TRELLIS_POLL_INTERVAL_MS: '50',
-        LOG_LEVEL: 'error',
-      }),
-      undefined,
-      { policies: [RoleAntiAffinityPolicy] },
-    );
+    t = await startTestTrellis({ stack: 'rabbitmq+postgres', topology: PLACEMENT_TOPOLOGY, policies: [RoleAntiAffinityPolicy] });
+    trellis = t.trellis;
   });
-  afterAll(async () => {
-    await trellis?.close();
-    vhost?.drop();
-    await db?.drop();
-  });
+  afterAll(() => t?.close());
 
   it('a vanished group is created again and every role node moved into it before a scale-out grows', () =>
     vanishedGroupRepairedBeforeScaleOut(trellis));

@@ -1,0 +1,60 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@trellis/common';
+import { startEmbedded, type Embedded, type EmbeddedOptions } from '../../cli/embedded';
+import { freshDatabase, freshVhost } from './processes';
+
+export interface TestTrellisOptions {
+  /** 'embedded': PGlite in memory + in-memory bus; 'rabbitmq+postgres': a fresh database and vhost */
+  stack?: 'embedded' | 'rabbitmq+postgres';
+  /** a simulator topology (written to a temporary file) */
+  topology?: object;
+  /** more environment, on top of the test defaults */
+  env?: Record<string, string>;
+  /** plugin policy types to register */
+  policies?: EmbeddedOptions['policies'];
+}
+
+export interface TestTrellis {
+  trellis: Embedded;
+  close(): Promise<void>;
+}
+
+/**
+ * Trellis as `npm start` runs it, for a test: free ports, fast builds and polling, quiet logs, and
+ * (for the integration tier) its own PostgreSQL database and RabbitMQ vhost, removed on close.
+ */
+export async function startTestTrellis(options: TestTrellisOptions = {}): Promise<TestTrellis> {
+  const env: Record<string, string> = {
+    TRELLIS_PORT: '0',
+    SIMULATOR_PORT: '0',
+    TRELLIS_DATA_DIR: ':memory:',
+    SIMULATOR_BUILD_DELAY_MS: '50',
+    TRELLIS_POLL_INTERVAL_MS: '50',
+    LOG_LEVEL: 'error',
+  };
+  if (options.topology) {
+    const file = join(mkdtempSync(join(tmpdir(), 'trellis-topology-')), 'topology.json');
+    writeFileSync(file, JSON.stringify(options.topology));
+    env.SIMULATOR_TOPOLOGY_FILE = file;
+  }
+  const cleanups: Array<() => Promise<void> | void> = [];
+  if (options.stack === 'rabbitmq+postgres') {
+    const db = await freshDatabase();
+    cleanups.push(() => db.drop());
+    const vhost = freshVhost();
+    cleanups.push(() => vhost.drop());
+    env.DATABASE_URL = db.url;
+    env.AMQP_URL = vhost.url;
+  }
+  const config = loadConfig({ ...env, ...options.env });
+  const trellis = await startEmbedded(config, undefined, options.policies ? { policies: options.policies } : undefined);
+  return {
+    trellis,
+    close: async () => {
+      await trellis.close();
+      for (const c of cleanups.reverse()) await c();
+    },
+  };
+}
