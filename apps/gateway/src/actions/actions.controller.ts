@@ -1,27 +1,38 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AcceptedAction, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { ActionEnvelope, ActionList, ActionReplayed } from '../openapi/response-bodies.dto';
 import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ActionsService } from './actions.service';
 
 @ApiTags('actions')
+@SenlinApi()
 @Controller('v1/actions')
 export class ActionsController {
   constructor(private readonly actions: ActionsService) {}
 
   @Get()
+  @ApiOkResponse({ type: ActionList })
+  @ListQuery({ filters: ['name', 'cluster_id', 'target', 'action', 'status'], sortKeys: ['name', 'target', 'action', 'created_at', 'status'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.actions.list(req, query);
   }
 
   @Get(':action_id')
+  @ApiOkResponse({ type: ActionEnvelope })
+  @NotFound()
   get(@Ctx() req: ApiRequest, @Param('action_id') id: string) {
     return this.actions.get(req, id);
   }
 
   @Post(':action_id/replay')
   @HttpCode(202)
+  @ApiBody({ required: false, description: 'No body, or an empty object.', schema: { type: 'object', maxProperties: 0, nullable: true } })
+  @AcceptedAction(ActionReplayed, 'The READY or RUNNING action was announced again.')
+  @NotFound()
+  @Conflict('The action is not READY or RUNNING.')
   async replay(
     @Ctx() req: ApiRequest,
     @Param('action_id') id: string,

@@ -1,5 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { ClusterPolicyEnvelope, ClusterPolicyList } from '../openapi/response-bodies.dto';
 import { DomainError } from '@trellis/common';
 import { ClusterEntity, ClusterPolicyEntity, PolicyEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
@@ -11,11 +13,15 @@ import { bindingView } from '../shared/views';
 const LIST = { filters: ['enabled', 'policy_name', 'policy_type'], sortKeys: ['enabled'], paging: false } as const;
 
 @ApiTags('clusters')
+@SenlinApi()
 @Controller('v1/clusters/:cluster_id/policies')
 export class ClusterPoliciesController {
   constructor(private readonly uow: UnitOfWork) {}
 
   @Get()
+  @ApiOkResponse({ type: ClusterPolicyList })
+  @ListQuery({ filters: LIST.filters, sortKeys: LIST.sortKeys, paging: false })
+  @NotFound()
   async list(@Ctx() req: ApiRequest, @Param('cluster_id') clusterId: string, @Query() query: Record<string, unknown>) {
     const q = parseListQuery(query, LIST, req.caller);
     const enabled = boolFilter(q, 'enabled');
@@ -36,6 +42,8 @@ export class ClusterPoliciesController {
   }
 
   @Get(':policy_id')
+  @ApiOkResponse({ type: ClusterPolicyEnvelope })
+  @NotFound()
   async show(@Ctx() req: ApiRequest, @Param('cluster_id') clusterId: string, @Param('policy_id') policyId: string) {
     const manager = this.uow.manager;
     const scope = { project: req.caller.projectId };

@@ -1,6 +1,9 @@
 import { badRequest } from '@trellis/common';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { ClusterActionRequest, ClusterCreateRequest, ClusterUpdateRequest } from '../openapi/request-bodies.dto';
+import { ActionAccepted, ClusterEnvelope, ClusterList, DryRunResult } from '../openapi/response-bodies.dto';
 import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
@@ -8,6 +11,7 @@ import { ClusterActionsService } from './cluster-actions.service';
 import { ClustersService } from './clusters.service';
 
 @ApiTags('clusters')
+@SenlinApi()
 @Controller('v1/clusters')
 export class ClustersController {
   constructor(
@@ -16,12 +20,16 @@ export class ClustersController {
   ) {}
 
   @Get()
+  @ApiOkResponse({ type: ClusterList })
+  @ListQuery({ filters: ['name', 'status'], sortKeys: ['name', 'status', 'init_at', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.clusters.list(req, query);
   }
 
   @Post()
   @HttpCode(202)
+  @ApiBody({ type: ClusterCreateRequest })
+  @AcceptedAction(ClusterEnvelope, 'The cluster, in status INIT; CLUSTER_CREATE runs behind the Location.')
   async create(@Ctx() req: ApiRequest, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {
     const accepted = await this.clusters.create(req, body);
     setActionLocation(res, req, accepted.actionId);
@@ -29,12 +37,18 @@ export class ClustersController {
   }
 
   @Get(':cluster_id')
+  @ApiOkResponse({ type: ClusterEnvelope })
+  @NotFound()
   get(@Ctx() req: ApiRequest, @Param('cluster_id') id: string) {
     return this.clusters.get(req, id);
   }
 
   @Patch(':cluster_id')
   @HttpCode(202)
+  @ApiBody({ type: ClusterUpdateRequest })
+  @AcceptedAction(ClusterEnvelope, 'The cluster; CLUSTER_UPDATE runs behind the Location.')
+  @NotFound()
+  @Conflict('Another action holds the cluster.')
   async update(
     @Ctx() req: ApiRequest,
     @Param('cluster_id') id: string,
@@ -48,6 +62,8 @@ export class ClustersController {
 
   /** Senlin answers a delete with the JSON document `null`. */
   @Delete(':cluster_id')
+  @AcceptedDelete()
+  @Conflict('The cluster is busy (CREATING, UPDATING, DELETING, RECOVERING) and force was not given.')
   async remove(
     @Ctx() req: ApiRequest,
     @Param('cluster_id') id: string,
@@ -61,6 +77,12 @@ export class ClustersController {
 
   @Post(':cluster_id/actions')
   @HttpCode(202)
+  @ApiBody({ type: ClusterActionRequest, description: 'Exactly one action key; its value may be null for an empty map.' })
+  @ApiQuery({ name: 'dry_run', required: false, type: Boolean, description: 'Decide without acting: 200 with the decision, nothing stored.' })
+  @AcceptedAction(ActionAccepted, 'The action was created.')
+  @ApiOkResponse({ type: DryRunResult, description: 'With dry_run=true: what the engine would decide now.' })
+  @NotFound()
+  @Conflict('Locked cluster, conflicting action, scaling cooldown, or an unsupported action.')
   async act(
     @Ctx() req: ApiRequest,
     @Param('cluster_id') id: string,

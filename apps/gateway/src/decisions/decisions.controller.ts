@@ -1,15 +1,21 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { EvaluationRequest } from '../openapi/request-bodies.dto';
+import { DecisionEnvelope, EvaluationResult } from '../openapi/response-bodies.dto';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from './decisions.service';
 
 @ApiTags('decisions')
+@SenlinApi()
 @Controller('v1')
 export class DecisionsController {
   constructor(private readonly decisions: DecisionsService) {}
 
   /** The whole record of an action's decision: input snapshot, output, plan and per-policy trace. */
   @Get('actions/:action_id/decision')
+  @ApiOkResponse({ type: DecisionEnvelope })
+  @NotFound()
   decision(@Ctx() req: ApiRequest, @Param('action_id') id: string) {
     return this.decisions.decisionOf(req, id);
   }
@@ -17,6 +23,8 @@ export class DecisionsController {
   /** Evaluate a decision snapshot (the format of `trellis evaluate`), touching nothing. */
   @Post('evaluations')
   @HttpCode(200)
+  @ApiBody({ type: EvaluationRequest })
+  @ApiOkResponse({ type: EvaluationResult })
   evaluate(@Body() body: unknown) {
     return this.decisions.evaluate(body);
   }

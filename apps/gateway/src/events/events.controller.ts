@@ -1,5 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { EventEnvelope, EventList } from '../openapi/response-bodies.dto';
 import { badRequest } from '@trellis/common';
 import { ClusterEntity, EventEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
@@ -17,11 +19,14 @@ const LIST = {
 const LEVELS: Record<string, number> = { CRITICAL: 50, ERROR: 40, WARN: 30, WARNING: 30, INFO: 20, DEBUG: 10 };
 
 @ApiTags('events')
+@SenlinApi()
 @Controller('v1/events')
 export class EventsController {
   constructor(private readonly uow: UnitOfWork) {}
 
   @Get()
+  @ApiOkResponse({ type: EventList })
+  @ListQuery(LIST)
   async list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     const q = parseListQuery(query, LIST, req.caller);
     const manager = this.uow.manager;
@@ -51,6 +56,8 @@ export class EventsController {
   }
 
   @Get(':event_id')
+  @ApiOkResponse({ type: EventEnvelope })
+  @NotFound()
   async show(@Ctx() req: ApiRequest, @Param('event_id') id: string) {
     const event = await mustFind(this.uow.manager, EventEntity, 'event', id, { project: req.caller.projectId, byName: false });
     return { event: eventView(event) };

@@ -1,9 +1,12 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { FindingList } from '../openapi/response-bodies.dto';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { FindingsService } from './findings.service';
 
 @ApiTags('clusters')
+@SenlinApi()
 @Controller('v1/clusters')
 export class FindingsController {
   constructor(private readonly findings: FindingsService) {}
@@ -13,6 +16,9 @@ export class FindingsController {
    * open findings by default; `?status=RESOLVED` or `?status=all` for the history.
    */
   @Get(':cluster_id/findings')
+  @ApiOkResponse({ type: FindingList })
+  @ApiQuery({ name: 'status', required: false, enum: ['OPEN', 'RESOLVED', 'all'], description: 'Default OPEN.' })
+  @NotFound()
   list(@Ctx() req: ApiRequest, @Param('cluster_id') id: string, @Query() query: Record<string, unknown>) {
     return this.findings.list(req, id, query);
   }

@@ -1,22 +1,31 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { NodeCreateRequest, NodeUpdateRequest } from '../openapi/request-bodies.dto';
+import { NodeEnvelope, NodeList } from '../openapi/response-bodies.dto';
 import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { NodesService } from './nodes.service';
 
 @ApiTags('nodes')
+@SenlinApi()
 @Controller('v1/nodes')
 export class NodesController {
   constructor(private readonly nodes: NodesService) {}
 
   @Get()
+  @ApiOkResponse({ type: NodeList })
+  @ListQuery({ filters: ['cluster_id', 'name', 'status'], sortKeys: ['index', 'name', 'status', 'init_at', 'created_at', 'updated_at'] })
+  @ApiQuery({ name: 'show_details', required: false, type: Boolean })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.nodes.list(req, query);
   }
 
   @Post()
   @HttpCode(202)
+  @ApiBody({ type: NodeCreateRequest })
+  @AcceptedAction(NodeEnvelope, 'The node; NODE_CREATE runs behind the Location.')
   async create(@Ctx() req: ApiRequest, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {
     const accepted = await this.nodes.create(req, body);
     setActionLocation(res, req, accepted.actionId);
@@ -24,12 +33,18 @@ export class NodesController {
   }
 
   @Get(':node_id')
+  @ApiOkResponse({ type: NodeEnvelope })
+  @ApiQuery({ name: 'show_details', required: false, type: Boolean, description: 'Add the physical details.' })
+  @NotFound()
   get(@Ctx() req: ApiRequest, @Param('node_id') id: string, @Query() query: Record<string, unknown>) {
     return this.nodes.get(req, id, query);
   }
 
   @Patch(':node_id')
   @HttpCode(202)
+  @ApiBody({ type: NodeUpdateRequest })
+  @AcceptedAction(NodeEnvelope, 'The node; NODE_UPDATE runs behind the Location.')
+  @NotFound()
   async update(
     @Ctx() req: ApiRequest,
     @Param('node_id') id: string,
@@ -42,6 +57,8 @@ export class NodesController {
   }
 
   @Delete(':node_id')
+  @AcceptedDelete()
+  @Conflict('The node is busy and force was not given.')
   async remove(
     @Ctx() req: ApiRequest,
     @Param('node_id') id: string,

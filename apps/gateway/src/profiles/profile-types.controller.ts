@@ -1,5 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { ProfileTypeEnvelope, ProfileTypeList, ProfileTypeOps } from '../openapi/response-bodies.dto';
 import { notFound } from '@trellis/common';
 import { PROFILE_TYPE_NOVA_SERVER } from '@trellis/contracts';
 import { requireVersion } from '../core/api-version';
@@ -7,9 +9,11 @@ import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { PROFILE_SUPPORT_STATUS, PROFILE_TYPE_NAME, PROFILE_TYPE_VERSION, renderProfileSchema } from './nova-server.profile-type';
 
 @ApiTags('profile-types')
+@SenlinApi()
 @Controller('v1/profile-types')
 export class ProfileTypesController {
   @Get()
+  @ApiOkResponse({ type: ProfileTypeList })
   list(@Ctx() req: ApiRequest) {
     if (req.version.atLeast('1.5')) {
       return {
@@ -20,6 +24,8 @@ export class ProfileTypesController {
   }
 
   @Get(':type_name')
+  @ApiOkResponse({ type: ProfileTypeEnvelope })
+  @NotFound()
   show(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
     if (typeName !== PROFILE_TYPE_NOVA_SERVER) throw notFound('profile_type', typeName);
     const view: Record<string, unknown> = { name: PROFILE_TYPE_NOVA_SERVER, schema: renderProfileSchema() };
@@ -29,6 +35,8 @@ export class ProfileTypesController {
 
   /** Trellis runs no profile operations (reboot, rebuild, ...): the list is empty. */
   @Get(':type_name/ops')
+  @ApiOkResponse({ type: ProfileTypeOps, description: '>= 1.4.' })
+  @NotFound()
   ops(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
     requireVersion(req.version, '1.4');
     if (typeName !== PROFILE_TYPE_NOVA_SERVER) throw notFound('profile_type', typeName);

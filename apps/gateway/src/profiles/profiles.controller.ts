@@ -1,42 +1,60 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
+import { ProfileCreateRequest, ProfileUpdateRequest, ProfileValidateRequest } from '../openapi/request-bodies.dto';
+import { ProfileEnvelope, ProfileList } from '../openapi/response-bodies.dto';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ProfilesService } from './profiles.service';
 
 @ApiTags('profiles')
+@SenlinApi()
 @Controller('v1/profiles')
 export class ProfilesController {
   constructor(private readonly profiles: ProfilesService) {}
 
   @Get()
+  @ApiOkResponse({ type: ProfileList })
+  @ListQuery({ filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.profiles.list(req, query);
   }
 
   @Post()
   @HttpCode(201)
+  @ApiBody({ type: ProfileCreateRequest })
+  @ApiCreatedResponse({ type: ProfileEnvelope })
   create(@Ctx() req: ApiRequest, @Body() body: unknown) {
     return this.profiles.create(req, body);
   }
 
   @Post('validate')
   @HttpCode(200)
+  @ApiBody({ type: ProfileValidateRequest })
+  @ApiOkResponse({ type: ProfileEnvelope, description: 'The profile as if created, with id null (>= 1.2).' })
   validate(@Ctx() req: ApiRequest, @Body() body: unknown) {
     return this.profiles.validate(req, body);
   }
 
   @Get(':profile_id')
+  @ApiOkResponse({ type: ProfileEnvelope })
+  @NotFound()
   get(@Ctx() req: ApiRequest, @Param('profile_id') id: string) {
     return this.profiles.get(req, id);
   }
 
   @Patch(':profile_id')
+  @ApiBody({ type: ProfileUpdateRequest })
+  @ApiOkResponse({ type: ProfileEnvelope })
+  @NotFound()
   update(@Ctx() req: ApiRequest, @Param('profile_id') id: string, @Body() body: unknown) {
     return this.profiles.update(req, id, body);
   }
 
   @Delete(':profile_id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @NotFound()
+  @Conflict('The profile is still used by a cluster or node.')
   async remove(@Ctx() req: ApiRequest, @Param('profile_id') id: string): Promise<void> {
     await this.profiles.remove(req, id);
   }
