@@ -2,3 +2,4 @@ export * from './load-snapshot';
 export * from './decide-action';
 export * from './engine-plan';
 export * from './drift';
+export * from './failed-scale-out';

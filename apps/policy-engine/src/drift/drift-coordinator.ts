@@ -21,6 +21,7 @@ import type { EntityManager } from 'typeorm';
 import type { RunActionResult } from '../actions/run-action.usecase';
 import { storeDecision } from '../actions/store-decision';
 import { finishAction } from '../results/finish-action';
+import { FailedScaleOutCleanup } from '../results/failed-scale-out-cleanup';
 import { RepairRunner, nextSeq } from '../repair/repair-runner';
 import { driftStateOf, type DriftState } from '../repair/repair-state';
 import { SURVEY_ORDER, emitStep, resendStep } from '../repair/step-orders';
@@ -54,6 +55,8 @@ const BUSY: Record<string, string> = { CLUSTER_CHECK: 'CHECKING', CLUSTER_REPAIR
 export class DriftCoordinator {
   private proceed: Proceed | null = null;
   private readonly repair: RepairRunner;
+  /** a failed scale-out removing its ERROR nodes: a step of its own, routed here like drift's */
+  readonly cleanup: FailedScaleOutCleanup;
 
   constructor(
     private readonly evaluator: Evaluator,
@@ -62,6 +65,7 @@ export class DriftCoordinator {
     private readonly ids: IdSource = defaultIds,
   ) {
     this.repair = new RepairRunner({ buildTimeoutSeconds: options.buildTimeoutSeconds });
+    this.cleanup = new FailedScaleOutCleanup({ buildTimeoutSeconds: options.buildTimeoutSeconds, leaseSeconds: options.leaseSeconds });
   }
 
   bindProceed(proceed: Proceed): void {
@@ -141,6 +145,11 @@ export class DriftCoordinator {
       return true;
     }
     await m.getRepository(ActionStepEntity).update({ id: step.id }, { status: done, finished_at: now });
+    if (step.kind === 'cleanup') {
+      await this.cleanup.onResult(m, action, step, result, now);
+      this.logger.info('cleanup step handled', { action_id: action.id, step_id: step.id, outcome: result.outcome });
+      return true;
+    }
     const state: DriftState = driftStateOf(action.outputs) ?? { findings: [] };
     const log = this.logger.child({ action_id: action.id, step_id: step.id });
     if (step.kind === 'survey') {

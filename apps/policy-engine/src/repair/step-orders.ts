@@ -3,7 +3,7 @@ import { Exchanges, RoutingKeys, SCHEMA_VERSION, type WorkOrderMessage } from '@
 import { ActionEntity, ActionStepEntity, addToOutbox, row } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 
-export type StepKind = 'survey' | 'groups' | 'create' | 'delete';
+export type StepKind = 'survey' | 'groups' | 'create' | 'delete' | 'cleanup';
 
 export type OrderBody = Pick<WorkOrderMessage, 'kind' | 'create_groups' | 'create_servers' | 'delete_servers' | 'delete_groups'>;
 

@@ -54,7 +54,10 @@ export class ApplyWorkResultUseCase {
       if (result.outcome === 'SUCCEEDED' && POST_OP_ACTIONS.has(action.action) && action.cluster_id) {
         await this.postOp(m, action, now);
       }
-      const reason = result.outcome === 'SUCCEEDED' ? plan.success_reason : result.reason;
+      const cleanup = await this.drift?.cleanup.begin(m, action, plan, result, outputs, now);
+      if (cleanup && cleanup.kind !== 'kept') return 'finished' as const;
+      const note = cleanup?.kind === 'kept' && cleanup.note ? ` ${cleanup.note}` : '';
+      const reason = result.outcome === 'SUCCEEDED' ? plan.success_reason : `${result.reason}${note}`;
       await finishAction(m, action, { status: result.outcome, reason, plan, now, outputs, groups: result.groups });
       return 'finished' as const;
     });
