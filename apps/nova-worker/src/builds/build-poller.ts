@@ -127,7 +127,7 @@ export class BuildPoller {
   private async observe(node: NodeEntity, now: Date): Promise<Observation> {
     try {
       const server = node.physical_id ? await this.nova.getServer(node.physical_id) : null;
-      const change = node.status === 'CREATING' ? this.buildChange(node, server, now) : this.deleteChange(server);
+      const change = node.status === 'CREATING' ? this.buildChange(node, server, now) : this.deleteChange(node, server, now);
       return { node, change: change ?? this.lookAgain(now) };
     } catch (e) {
       this.logger.warn('could not look at a server; will look again', {
@@ -172,10 +172,19 @@ export class BuildPoller {
     return null;
   }
 
-  private deleteChange(server: Server | null): Partial<NodeEntity> | 'gone' | null {
+  /**
+   * A server being deleted is followed until Nova no longer has it. Its status says little on the
+   * way: a server that failed to build keeps ERROR and its old fault while Nova deletes it (seen on
+   * the real Nova), so only the deadline turns a delete that never completes into a failure.
+   */
+  private deleteChange(node: NodeEntity, server: Server | null, now: Date): Partial<NodeEntity> | 'gone' | null {
     if (!server || server.status === 'DELETED') return 'gone';
-    if (server.status === 'ERROR' && server.fault) {
-      return { status: 'ERROR', status_reason: `Failed in deleting server ${server.id}: ${server.fault.message}` };
+    if (node.build_deadline && node.build_deadline.getTime() < now.getTime()) {
+      const fault = server.fault ? `: ${server.fault.message}` : '';
+      return {
+        status: 'ERROR',
+        status_reason: `Server ${server.id} of node ${node.name} was not deleted before the timeout (still ${server.status}${fault}).`,
+      };
     }
     return null;
   }

@@ -102,7 +102,7 @@ export class ApplyWorkOrderUseCase {
     await inTransaction(this.dataSource, async (m) => {
       await m.getRepository(WorkOrderEntity).update({ action_id: order.action_id }, { status: 'BUILDING', groups, updated_at: now });
       for (const o of outcomes) await this.recordCreate(m, o.create, o.serverId, o.error, resolveGroup, deadline, now);
-      await this.recordDeletes(m, order, now);
+      await this.recordDeletes(m, order, now, deadline);
       await completeOrderIfDone(m, order.action_id, now);
     });
     this.options.onOutboxWritten();
@@ -198,14 +198,21 @@ export class ApplyWorkOrderUseCase {
     );
   }
 
-  private async recordDeletes(m: EntityManager, order: WorkOrderMessage, now: Date): Promise<void> {
+  private async recordDeletes(m: EntityManager, order: WorkOrderMessage, now: Date, deadline: Date): Promise<void> {
     const destroyed = order.delete_servers.filter((d) => d.destroy && d.physical_id).map((d) => d.node_id);
     const kept = order.delete_servers.filter((d) => !(d.destroy && d.physical_id)).map((d) => d.node_id);
     const repo = m.getRepository(NodeEntity);
     if (destroyed.length) {
       await repo.update(
         { id: In(destroyed) },
-        { status: 'DELETING', status_reason: 'Deletion in progress', lease_owner: null, lease_expires_at: null, updated_at: now },
+        {
+          status: 'DELETING',
+          status_reason: 'Deletion in progress',
+          lease_owner: null,
+          lease_expires_at: null,
+          build_deadline: deadline,
+          updated_at: now,
+        },
       );
     }
     if (kept.length) {
