@@ -181,6 +181,23 @@ export async function antiAffinityWithZonesScenario(cloud: ScenarioCloud, on: Tr
   const byStatus = countBy(nodes, (n) => n.status);
   expect(byStatus).toEqual({ ACTIVE: 5 - failed.length, ERROR: failed.length });
   for (const n of nodes.filter((n) => n.status === 'ERROR')) expect(n.status_reason).toMatch(PLACEMENT_FAULT);
+
+  // with `cleanup_failed_nodes` the next failed scale-out deletes what it created, in Nova too
+  // (real Nova keeps a failed build's ERROR status while it deletes it)
+  const update = await api.call('PATCH', `/v1/clusters/${clusterId}`, { cluster: { config: { cleanup_failed_nodes: true } } });
+  expect(update.status).toBe(202);
+  expect((await api.waitForAction(ApiClient.actionIdOf(update), timeout)).status).toBe('SUCCEEDED');
+  const before = new Set(nodes.map((n) => n.id));
+  // more than the free hosts: some of these fail whatever the zone plan
+  const cleaned = await act(api, clusterId, { scale_out: { count: 5 } }, timeout);
+  expect(cleaned.status).toBe('FAILED');
+  expect(cleaned.status_reason).toMatch(/were deleted/);
+  const after = await nodesOf(api, clusterId);
+  const added = after.filter((n) => !before.has(n.id));
+  expect(added.every((n) => n.status === 'ACTIVE')).toBe(true);
+  expect(added.length).toBeLessThan(5);
+  const left = await serversOf(nova, clusterId);
+  expect(left.map((s) => s.id).sort()).toEqual(after.map((n) => n.physical_id).sort());
 }
 
 /**
