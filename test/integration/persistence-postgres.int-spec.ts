@@ -13,7 +13,7 @@ import {
   outboxStats,
   type Database,
 } from '@trellis/persistence';
-import { describePersistenceContract, message, waitFor } from '@trellis/persistence/persistence.contract';
+import { action, describePersistenceContract, message, waitFor } from '@trellis/persistence/persistence.contract';
 import { DEFAULT_TEST_DATABASE_URL, openPostgresTestDatabase } from '@trellis/testing/database';
 
 const adminUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
@@ -143,20 +143,4 @@ function barrier(n: number): () => Promise<void> {
     if (++waiting >= n) open();
     return opened;
   };
-}
-
-function action(): ActionEntity {
-  return Object.assign(new ActionEntity(), {
-    id: randomUUID(),
-    name: 'cluster_scale_out_1a2b3c4d',
-    cluster_id: null,
-    target: randomUUID(),
-    action: 'CLUSTER_SCALE_OUT',
-    cause: 'RPC Request',
-    timeout: 3600,
-    status: 'READY',
-    project: 'demo',
-    user: 'demo',
-    created_at: new Date(),
-  });
 }

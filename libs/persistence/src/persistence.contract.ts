@@ -448,7 +448,8 @@ export function message(patch: Partial<OutgoingMessage> = {}): OutgoingMessage {
   };
 }
 
-function action(patch: Partial<ActionEntity> = {}): ActionEntity {
+/** a READY scale-out row with the fields the schema requires; `patch` overrides any of them */
+export function action(patch: Partial<ActionEntity> = {}): ActionEntity {
   return Object.assign(new ActionEntity(), {
     id: randomUUID(),
     name: 'cluster_scale_out_1a2b3c4d',
