@@ -7,23 +7,17 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { Queues } from '@trellis/contracts';
-import type { Logger, TrellisConfig } from '@trellis/common';
-import type { ConsumerHandle, MessageBus } from '@trellis/messaging';
+import type { ConsumerHandle } from '@trellis/messaging';
 import type { NovaPort } from '@trellis/nova';
-import type { DataSource } from 'typeorm';
 import { BuildPoller } from './builds/build-poller';
 import { FactsRefresher } from './facts/facts-refresher';
 import { WorkerHandlers } from './messages/worker.handlers';
 import { ApplyWorkOrderUseCase } from './orders/apply-work-order.usecase';
 import { SurveyClusterUseCase } from './facts/survey-cluster.usecase';
+import type { ServiceDeps } from '@trellis/runtime';
 
-export interface WorkerDeps {
-  config: TrellisConfig;
-  dataSource: DataSource;
-  bus: MessageBus;
+export interface WorkerDeps extends ServiceDeps {
   nova: NovaPort;
-  logger: Logger;
-  onOutboxWritten: () => void;
 }
 
 const DEPS = Symbol('WORKER_DEPS');

@@ -7,10 +7,8 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { Queues } from '@trellis/contracts';
-import type { Logger, TrellisConfig } from '@trellis/common';
-import type { ConsumerHandle, MessageBus } from '@trellis/messaging';
+import type { ConsumerHandle } from '@trellis/messaging';
 import type { PolicyRegistry } from '@trellis/policies';
-import type { DataSource } from 'typeorm';
 import { createEvaluator } from '@trellis/decisions';
 import { RunActionUseCase } from './actions/run-action.usecase';
 import { EngineHandlers } from './messages/engine.handlers';
@@ -18,15 +16,10 @@ import { ApplyWorkResultUseCase } from './results/apply-work-result.usecase';
 import { ResumeService } from './resume/resume.service';
 import { DriftCoordinator } from './drift/drift-coordinator';
 import { DriftScheduler } from './drift/drift-scheduler';
+import type { ServiceDeps } from '@trellis/runtime';
 
-export interface EngineDeps {
-  config: TrellisConfig;
-  dataSource: DataSource;
-  bus: MessageBus;
+export interface EngineDeps extends ServiceDeps {
   registry: PolicyRegistry;
-  logger: Logger;
-  /** called after each commit that wrote outbox rows, so the relay publishes without waiting */
-  onOutboxWritten: () => void;
 }
 
 const DEPS = Symbol('ENGINE_DEPS');

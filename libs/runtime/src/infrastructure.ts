@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
 import { createMessageBus, type MessageBus } from '@trellis/messaging';
 import { OutboxRelay, openDatabase, type Database } from '@trellis/persistence';
@@ -74,4 +75,14 @@ export function exitOnStartupError(logger: Logger, service: string) {
     process.stderr.write(`${service}: ${errorMessage(e)}\n`);
     process.exit(1);
   };
+}
+
+/** What every service's module is started with (each adds its own: registry, Nova client, ...). */
+export interface ServiceDeps {
+  config: TrellisConfig;
+  dataSource: DataSource;
+  bus: MessageBus;
+  logger: Logger;
+  /** called after each commit that wrote outbox rows, so the relay publishes without waiting */
+  onOutboxWritten: () => void;
 }
