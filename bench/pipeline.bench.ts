@@ -8,7 +8,7 @@ import { CpuMeter, FinishedListener, RpcCaller, deadLetters } from './support/cl
 import { brokerRate, insertRate } from './support/limits';
 import { intParams } from './support/params';
 import { PgCounters } from './support/pg-stats';
-import { sleep } from './support/processes';
+import { cpuSecondsOf, cpuSecondsOfCommands, rabbitmqPid, sleep } from './support/processes';
 import { seedClusters } from './support/seed';
 import { Api, PROFILE_SPEC, SERVICES, demoToken, startStack, type ServiceName, type Stack } from './support/stack';
 
@@ -154,6 +154,8 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     const outboxBefore = await maxOutboxId(stack.db.url);
     const rowsBefore = await rowWrites(stack.db.url);
     const cpuBefore = cpuOf(stack);
+    const broker = rabbitmqPid();
+    const serversBefore = { postgres: cpuSecondsOfCommands(['postgres']), rabbitmq: broker ? cpuSecondsOf(broker) : null, client: process.cpuUsage() };
     const machineCpu = new CpuMeter();
     const loadBefore = loadavg();
     const t0 = performance.now();
@@ -163,7 +165,14 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     ctx.progress.end();
     const loadAfter = loadavg();
     const machineBusy = machineCpu.busyShare();
+    const machineBusySeconds = machineCpu.busySeconds();
     const cpuAfter = cpuOf(stack);
+    const clientCpu = process.cpuUsage(serversBefore.client);
+    const serverCpu = {
+      postgres: cpuSecondsOfCommands(['postgres']) - serversBefore.postgres,
+      rabbitmq: broker && serversBefore.rabbitmq !== null ? (cpuSecondsOf(broker) ?? NaN) - serversBefore.rabbitmq : NaN,
+      client: (clientCpu.user + clientCpu.system) / 1e6,
+    };
 
     // Stopping the services publishes their last counters (a backend flushes when it exits).
     await stack.stopServices();
@@ -238,6 +247,15 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         SERVICES.map((s) => [s, cpuAfter[s] !== null && cpuBefore[s] !== null ? round(((cpuAfter[s]! - cpuBefore[s]!) * 1000) / runs.length, 2) : null]),
       ),
       machine_cpu_busy_share: machineBusy,
+      // where the machine's CPU went, per action: PostgreSQL's and RabbitMQ's server processes, this
+      // client, and every process of the machine together (/proc/stat)
+      other_cpu_per_action_ms: {
+        postgres: round((serverCpu.postgres * 1000) / runs.length, 2),
+        rabbitmq: Number.isNaN(serverCpu.rabbitmq) ? null : round((serverCpu.rabbitmq * 1000) / runs.length, 2),
+        benchmark_client: round((serverCpu.client * 1000) / runs.length, 2),
+        machine_total: machineBusySeconds === null ? null : round((machineBusySeconds * 1000) / runs.length, 2),
+        cores: os.cpus().length,
+      },
       load_average_before: loadBefore,
       load_average_after: loadAfter,
       dead_letters: dlq,
@@ -289,7 +307,18 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
           { key: 'service', label: 'service' },
           { key: 'cpu', label: 'CPU ms per action' },
         ],
-        rows: SERVICES.map((s) => ({ service: s, cpu: figures.cpu_seconds_per_action_ms[s] })),
+        rows: [
+          ...SERVICES.map((s) => ({ service: s, cpu: figures.cpu_seconds_per_action_ms[s] })),
+          { service: 'PostgreSQL (server processes)', cpu: figures.other_cpu_per_action_ms.postgres },
+          { service: 'RabbitMQ (beam.smp)', cpu: figures.other_cpu_per_action_ms.rabbitmq },
+          { service: 'benchmark client', cpu: figures.other_cpu_per_action_ms.benchmark_client },
+          { service: 'whole machine (/proc/stat)', cpu: figures.other_cpu_per_action_ms.machine_total },
+        ],
+        footnotes: [
+          figures.other_cpu_per_action_ms.machine_total
+            ? `at ${figures.other_cpu_per_action_ms.machine_total} ms of CPU per action, ${figures.other_cpu_per_action_ms.cores} cores carry at most ${round((figures.other_cpu_per_action_ms.cores * 1000) / figures.other_cpu_per_action_ms.machine_total, 0)} actions/s`
+            : 'machine CPU not readable',
+        ],
       },
       {
         title: 'Limits: RabbitMQ and PostgreSQL alone (plain amqplib / pg), and the pipeline against them',

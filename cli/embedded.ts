@@ -74,9 +74,9 @@ export async function startEmbedded(
     const dataSource = infra.database.dataSource;
     const nova = createNovaClient(openstack, { logger: logger.child({ component: 'nova' }) });
 
-    const worker = await startNovaWorker({ config, dataSource, bus: infra.bus, nova, logger: logger.child({ service: 'nova-worker' }), onOutboxWritten: infra.kick });
+    const worker = await startNovaWorker({ config, dataSource, bus: infra.bus, nova, logger: logger.child({ service: 'nova-worker' }) });
     closers.push(() => worker.close());
-    const engine = await startPolicyEngine({ config, dataSource, bus: infra.bus, registry, logger: logger.child({ service: 'policy-engine' }), onOutboxWritten: infra.kick });
+    const engine = await startPolicyEngine({ config, dataSource, bus: infra.bus, registry, logger: logger.child({ service: 'policy-engine' }) });
     closers.push(() => engine.close());
     const gateway = await startGateway({
       config,
@@ -84,7 +84,6 @@ export async function startEmbedded(
       bus: infra.bus,
       registry,
       tokenValidator: createTokenValidator(openstack),
-      onOutboxWritten: infra.kick,
     });
     closers.push(() => gateway.close());
     return { url: gateway.url, config, infra, simulator, registry, close };

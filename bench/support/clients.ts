@@ -177,6 +177,12 @@ export class CpuMeter {
     }
   }
 
+  /** CPU seconds all cores were busy since this meter was made (USER_HZ 100) */
+  busySeconds(): number | null {
+    const end = CpuMeter.read();
+    return !this.start || !end ? null : (end.busy - this.start.busy) / 100;
+  }
+
   /** 0..1 */
   busyShare(): number | null {
     const end = CpuMeter.read();

@@ -92,6 +92,39 @@ export function memoryOf(pid: number): Memory | null {
   return { rss_bytes: kb('VmRSS'), peak_rss_bytes: kb('VmHWM') };
 }
 
+/**
+ * CPU seconds (user + system) used so far by every running process whose command name (/proc/<pid>/comm)
+ * is one of `names` (e.g. postgres, beam.smp): a server's share of a run is the growth of this sum.
+ * Processes that exit in between take their time with them (short-lived backends: a lower bound).
+ */
+export function cpuSecondsOfCommands(names: readonly string[]): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!names.includes(comm)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // gone while we looked
+    }
+  }
+  return total;
+}
+
+/** The OS process of the RabbitMQ node `rabbitmqctl` talks to (the benchmarks' broker); null when unknown. */
+export function rabbitmqPid(): number | null {
+  try {
+    const out = execFileSync('rabbitmqctl', ['eval', 'os:getpid().'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const pid = Number(/"(\d+)"/.exec(out)?.[1]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat; null when gone. */
 export function cpuSecondsOf(pid: number): number | null {
   try {
@@ -119,8 +152,13 @@ export class ServiceProcess {
     private readonly env: Record<string, string>,
   ) {}
 
+  /**
+   * `TRELLIS_BENCH_NODE_ARGS` (space-separated) goes before the entry point of every service, to
+   * profile them under a benchmark's load: `--cpu-prof --cpu-prof-dir=/tmp/prof` (BENCHMARKS.md).
+   */
   static entry(name: string, root: string, entry: string, env: Record<string, string>): ServiceProcess {
-    return new ServiceProcess(name, root, [path.join(root, 'dist', entry)], env);
+    const nodeArgs = (process.env.TRELLIS_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+    return new ServiceProcess(name, root, [...nodeArgs, path.join(root, 'dist', entry)], env);
   }
 
   start(): this {

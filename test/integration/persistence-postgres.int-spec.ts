@@ -50,6 +50,29 @@ describe('persistence on PostgreSQL only', () => {
     }
   });
 
+  it('runs every transaction READ COMMITTED, even on a server whose default is SERIALIZABLE', async () => {
+    const name = `trellis_it_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    await admin(`CREATE DATABASE ${name}`);
+    await admin(`ALTER DATABASE ${name} SET default_transaction_isolation = 'serializable'`);
+    const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
+    const plain = new Client({ connectionString: url });
+    await plain.connect();
+    const opened = await openDatabase({ url, dataDir: ':memory:', poolSize: 2, logging: false }, silentLogger);
+    try {
+      // the database's setting is in force for other clients ...
+      expect((await plain.query('SHOW default_transaction_isolation')).rows[0].default_transaction_isolation).toBe('serializable');
+      // ... and Trellis's transactions run READ COMMITTED without a SET TRANSACTION of their own
+      const levels = await Promise.all(
+        [1, 2, 3].map(() => inTransaction(opened.dataSource, async (m) => (await m.query('SHOW transaction_isolation'))[0].transaction_isolation)),
+      );
+      expect(levels).toEqual(['read committed', 'read committed', 'read committed']);
+    } finally {
+      await plain.end();
+      await opened.close();
+      await admin(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+  });
+
   it('retries the loser of a real deadlock until both transactions commit', async () => {
     const [a, b] = [action(), action()];
     await db.dataSource.manager.save(ActionEntity, [a, b]);

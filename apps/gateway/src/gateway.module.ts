@@ -14,7 +14,7 @@ import { ApiGuard } from './core/api.guard';
 import { DEFAULT_GATEWAY_CONFIG, GATEWAY_CONFIG, type GatewayConfig } from './core/gateway-config';
 import { RequestContextMiddleware } from './core/request-context.middleware';
 import { SenlinExceptionFilter } from './core/senlin-exception.filter';
-import { DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, OUTBOX_LISTENER, POLICY_REGISTRY } from './core/tokens';
+import { DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_REGISTRY } from './core/tokens';
 import { EventsController } from './events/events.controller';
 import type { PolicyRegistry } from './infra/policies.adapter';
 import { UnitOfWork } from './infra/unit-of-work';
@@ -39,8 +39,6 @@ export interface GatewayDeps {
   bus: MessageBus;
   tokenValidator: TokenValidator;
   registry: PolicyRegistry;
-  /** called after each commit that wrote outbox rows */
-  onOutboxWritten?: () => void;
   /** defaults to a JSON logger at config.logLevel */
   logger?: Logger;
   /** Senlin's limits; defaults are Senlin's (1000 nodes per cluster, 100 clusters per project, 3600 s) */
@@ -68,7 +66,6 @@ export class GatewayModule implements NestModule {
       { provide: MESSAGE_BUS, useValue: deps.bus },
       { provide: POLICY_REGISTRY, useValue: deps.registry },
       { provide: GATEWAY_LOGGER, useValue: logger },
-      { provide: OUTBOX_LISTENER, useValue: deps.onOutboxWritten ?? null },
       { provide: APP_GUARD, useClass: ApiGuard },
       { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
       UnitOfWork,

@@ -28,7 +28,6 @@ async function main(): Promise<void> {
     bus: infra.bus,
     tokenValidator,
     registry,
-    onOutboxWritten: infra.kick,
     logger,
   });
   onShutdownSignal(logger, async () => {

@@ -23,7 +23,6 @@ async function main(): Promise<void> {
     bus: infra.bus,
     nova,
     logger,
-    onOutboxWritten: infra.kick,
   });
   logger.info('nova-worker started', { compute_microversion: await nova.microversion() });
   onShutdownSignal(logger, async () => {

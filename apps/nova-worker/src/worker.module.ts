@@ -70,7 +70,6 @@ export class WorkerModule {
               leaseSeconds: config.engine.leaseSeconds,
               concurrency: config.worker.concurrency,
               batchSize: 200,
-              onOutboxWritten: deps.onOutboxWritten,
             }),
         },
         {
@@ -83,7 +82,6 @@ export class WorkerModule {
             new ApplyWorkOrderUseCase(dataSource, nova, logger, {
               concurrency: config.worker.concurrency,
               leaseSeconds: config.engine.leaseSeconds,
-              onOutboxWritten: deps.onOutboxWritten,
               pollIntervalMs: config.worker.pollIntervalMs,
             }),
         },
@@ -99,7 +97,7 @@ export class WorkerModule {
                 // changed some (the interval and explicit surveys cover everything else)
                 if (order.create_groups.length || order.delete_groups.length) void facts.refresh();
               },
-              new SurveyClusterUseCase(dataSource, nova, facts, logger.child({ component: 'survey' }), deps.onOutboxWritten),
+              new SurveyClusterUseCase(dataSource, nova, facts, logger.child({ component: 'survey' })),
             ),
           inject: [ApplyWorkOrderUseCase, BuildPoller, FactsRefresher],
         },

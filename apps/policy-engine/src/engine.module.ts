@@ -74,20 +74,18 @@ export class EngineModule {
               instanceId: deps.config.instanceId,
               leaseSeconds: deps.config.engine.leaseSeconds,
               buildTimeoutSeconds: deps.config.worker.buildTimeoutSeconds,
-              onOutboxWritten: deps.onOutboxWritten,
               drift,
             }),
         },
         {
           provide: ApplyWorkResultUseCase,
-          useFactory: () => new ApplyWorkResultUseCase(deps.dataSource, evaluator, log, deps.onOutboxWritten, drift),
+          useFactory: () => new ApplyWorkResultUseCase(deps.dataSource, evaluator, log, drift),
         },
         {
           provide: DriftScheduler,
           useFactory: () =>
             new DriftScheduler(deps.dataSource, log.child({ component: 'drift-scheduler' }), {
               intervalSeconds: deps.config.engine.driftIntervalSeconds,
-              onOutboxWritten: deps.onOutboxWritten,
             }),
         },
         {
@@ -101,7 +99,6 @@ export class EngineModule {
             new ResumeService(deps.dataSource, log, {
               leaseSeconds: deps.config.engine.leaseSeconds,
               intervalSeconds: deps.config.engine.resumeIntervalSeconds,
-              onOutboxWritten: deps.onOutboxWritten,
             }),
         },
         EngineRunner,

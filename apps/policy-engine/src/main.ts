@@ -17,7 +17,6 @@ async function main(): Promise<void> {
     bus: infra.bus,
     registry,
     logger,
-    onOutboxWritten: infra.kick,
   });
   logger.info('policy-engine started');
   onShutdownSignal(logger, async () => {

@@ -56,8 +56,6 @@ export interface SnapshotCluster {
   nodes: SnapshotNode[];
 }
 
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
-
 /** SQL for a timestamptz as `YYYY-MM-DDTHH:MM:SS.sssZ`, exactly what Date.toISOString() writes */
 const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -68,23 +66,57 @@ export function seedOf(actionId: string): number {
   return h >>> 0;
 }
 
-export async function loadCluster(m: EntityManager, clusterId: string): Promise<SnapshotCluster | null> {
-  const rows: Array<Record<string, any>> = await m.query(
-    `SELECT c.id, c.name, c.min_size, c.max_size, c.desired_capacity, c.profile_id, p.type AS profile_type, p.spec AS profile_spec
-       FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
-    [clusterId],
-  );
-  if (!rows.length) return null;
-  const c = rows[0];
-  // One query, only the columns a policy looks at: this load sits on every decision's path.
-  const nodes: Array<Record<string, any>> = await m.query(
-    // timestamps come back as ISO text (Date.toISOString's format): no Date per node to parse and format
-    `SELECT n.id, n.name, n.index, n.status, ${isoText('n.created_at')} AS created_at, n.tainted, n.data, n.metadata, n.physical_id,
-            ${isoText('p.created_at')} AS profile_created_at
-       FROM nodes n JOIN profiles p ON p.id = n.profile_id
-      WHERE n.cluster_id = $1 ORDER BY n.index`,
-    [clusterId],
-  );
+/**
+ * The nodes of a cluster, in index order, with only the columns a policy looks at; timestamps as ISO
+ * text (Date.toISOString's format), so no Date is made per node. Plain rows: PostgreSQL building
+ * JSON for every node measured about twice as slow at 1,000 nodes as sending rows the driver parses.
+ */
+const NODES_SQL = `
+  SELECT n.id, n.name, n.index, n.status, ${isoText('n.created_at')} AS created_at, n.tainted, n.data, n.metadata,
+         n.physical_id, ${isoText('p.created_at')} AS profile_created_at
+    FROM nodes n JOIN profiles p ON p.id = n.profile_id
+   WHERE n.cluster_id = $1 ORDER BY n.index`;
+
+function toNodes(rows: Array<Record<string, any>>): SnapshotNode[] {
+  const nodes = new Array<SnapshotNode>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const n = rows[i];
+    const placement = n.data?.placement;
+    const zone = placement?.zone;
+    const host = placement?.host;
+    nodes[i] = {
+      id: n.id,
+      name: n.name,
+      index: n.index,
+      status: n.status,
+      created_at: n.created_at,
+      profile_created_at: n.profile_created_at,
+      tainted: n.tainted,
+      data: n.data ?? {},
+      metadata: n.metadata ?? {},
+      physical_id: n.physical_id,
+      // the zone and host the node recorded (strings only)
+      server: { availability_zone: typeof zone === 'string' ? zone : null, host: typeof host === 'string' ? host : null },
+    };
+  }
+  return nodes;
+}
+
+/** The bound policies, in the order the chain considers them, as one JSON array. */
+const BINDINGS_JSON = (clusterId: string) => `
+  SELECT coalesce(json_agg(json_build_object(
+           'id', p.id, 'name', p.name, 'type', p.type, 'spec', p.spec, 'enabled', b.enabled, 'binding_id', b.id,
+           'attached_at', ${isoText('b.attached_at')}, 'binding_data', coalesce(b.data, '{}'::jsonb),
+           'last_op', ${isoText('b.last_op')}
+         ) ORDER BY b.priority, b.attached_at, b.id), '[]'::json)
+    FROM cluster_policies b JOIN policies p ON p.id = b.policy_id
+   WHERE b.cluster_id = ${clusterId}`;
+
+const FACTS_JSON = `SELECT coalesce(json_agg(json_build_object('kind', kind, 'data', data)), '[]'::json) FROM cloud_facts`;
+
+const CLUSTER_COLUMNS = 'c.id, c.name, c.min_size, c.max_size, c.desired_capacity, c.profile_id, p.type AS profile_type, p.spec AS profile_spec';
+
+function toCluster(c: Record<string, any>, nodes: SnapshotNode[]): SnapshotCluster {
   return {
     id: c.id,
     name: c.name,
@@ -93,48 +125,21 @@ export async function loadCluster(m: EntityManager, clusterId: string): Promise<
     desired_capacity: c.desired_capacity,
     profile_id: c.profile_id,
     profile: { type: c.profile_type, spec: c.profile_spec },
-    nodes: nodes.map((n) => {
-      const placement = (n.data?.placement ?? {}) as Record<string, unknown>;
-      return {
-        id: n.id,
-        name: n.name,
-        index: n.index,
-        status: n.status,
-        created_at: n.created_at,
-        profile_created_at: n.profile_created_at,
-        tainted: n.tainted,
-        data: n.data ?? {},
-        metadata: n.metadata ?? {},
-        physical_id: n.physical_id,
-        server: {
-          availability_zone: typeof placement.zone === 'string' ? placement.zone : null,
-          host: typeof placement.host === 'string' ? placement.host : null,
-        },
-      };
-    }),
+    nodes,
   };
 }
 
-export async function loadBindings(m: EntityManager, clusterId: string): Promise<SnapshotPolicy[]> {
+export async function loadCluster(m: EntityManager, clusterId: string): Promise<SnapshotCluster | null> {
   const rows: Array<Record<string, any>> = await m.query(
-    `SELECT b.id AS binding_id, b.enabled, b.data, b.last_op, b.attached_at, b.priority,
-            p.id, p.name, p.type, p.spec
-       FROM cluster_policies b JOIN policies p ON p.id = b.policy_id
-      WHERE b.cluster_id = $1
-      ORDER BY b.priority, b.attached_at, b.id`,
+    `SELECT ${CLUSTER_COLUMNS} FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
     [clusterId],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    type: r.type,
-    spec: r.spec,
-    enabled: r.enabled,
-    binding_id: r.binding_id,
-    attached_at: iso(r.attached_at),
-    binding_data: r.data ?? {},
-    last_op: iso(r.last_op),
-  }));
+  return rows.length ? toCluster(rows[0], toNodes(await m.query(NODES_SQL, [clusterId]))) : null;
+}
+
+export async function loadBindings(m: EntityManager, clusterId: string): Promise<SnapshotPolicy[]> {
+  const rows: Array<{ bindings: SnapshotPolicy[] }> = await m.query(`SELECT (${BINDINGS_JSON('$1')}) AS bindings`, [clusterId]);
+  return rows[0].bindings;
 }
 
 async function loadPolicy(m: EntityManager, policyId: string): Promise<SnapshotPolicy | null> {
@@ -144,8 +149,14 @@ async function loadPolicy(m: EntityManager, policyId: string): Promise<SnapshotP
   return { id: r.id, name: r.name, type: r.type, spec: r.spec, enabled: true, binding_id: null, attached_at: null, binding_data: {}, last_op: null };
 }
 
+type FactRow = { kind: string; data: { items?: unknown[]; error?: string } };
+
 export async function loadCloud(m: EntityManager): Promise<Snapshot['cloud']> {
-  const rows: Array<{ kind: string; data: { items?: unknown[]; error?: string } }> = await m.query(`SELECT kind, data FROM cloud_facts`);
+  const rows: Array<{ facts: FactRow[] }> = await m.query(`SELECT (${FACTS_JSON}) AS facts`);
+  return toCloud(rows[0].facts);
+}
+
+function toCloud(rows: FactRow[]): Snapshot['cloud'] {
   const items = (kind: string) => rows.find((r) => r.kind === kind)?.data?.items ?? [];
   const cloud: Snapshot['cloud'] = {
     availability_zones: items(CloudFactKinds.availabilityZones),
@@ -159,6 +170,25 @@ export async function loadCloud(m: EntityManager): Promise<Snapshot['cloud']> {
   return cloud;
 }
 
+/**
+ * Cluster, bindings and Nova facts in one statement, the nodes in a second: two round trips on
+ * every decision's path. Null when the cluster does not exist.
+ */
+async function loadClusterSnapshot(
+  m: EntityManager,
+  clusterId: string,
+): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
+  const rows: Array<Record<string, any>> = await m.query(
+    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, (${FACTS_JSON}) AS facts
+       FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
+    [clusterId],
+  );
+  if (!rows.length) return null;
+  const r = rows[0];
+  const nodes = toNodes(await m.query(NODES_SQL, [clusterId]));
+  return { cluster: toCluster(r, nodes), policies: r.bindings, cloud: toCloud(r.facts) };
+}
+
 export async function loadSnapshot(
   m: EntityManager,
   action: ActionEntity,
@@ -166,9 +196,11 @@ export async function loadSnapshot(
   now: Date,
 ): Promise<Snapshot> {
   const clusterId = action.cluster_id;
-  const [cluster, policies, cloud] = clusterId
-    ? [await loadCluster(m, clusterId), await loadBindings(m, clusterId), await loadCloud(m)]
-    : [null, [], await loadCloud(m)];
+  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId) : null;
+  const cluster = loaded?.cluster ?? null;
+  // a cluster that is gone still has bindings to none of its policies, as before
+  const policies = loaded ? loaded.policies : clusterId ? await loadBindings(m, clusterId) : [];
+  const cloud = loaded ? loaded.cloud : await loadCloud(m);
   if (action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string') {
     // the policy being attached is not bound yet: it joins the snapshot without a binding
     const attaching = await loadPolicy(m, action.inputs.policy_id);

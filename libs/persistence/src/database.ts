@@ -103,7 +103,14 @@ async function openPostgres(url: string, settings: DatabaseSettings, logger: Log
   if (!Number.isInteger(settings.poolSize) || settings.poolSize < 1) {
     throw new ConfigError('TRELLIS_DB_POOL_SIZE', `must be a whole number of at least 1, got ${settings.poolSize}`);
   }
-  const dataSource = new DataSource({ ...baseOptions(settings, logger), url, poolSize: settings.poolSize });
+  const dataSource = new DataSource({
+    ...baseOptions(settings, logger),
+    url,
+    poolSize: settings.poolSize,
+    // Every transaction is READ COMMITTED (inTransaction), whatever the server's default: set once per
+    // connection here rather than with a SET TRANSACTION statement (one more round trip) in each.
+    extra: { options: '-c default_transaction_isolation=read\\ committed' },
+  });
   try {
     await dataSource.initialize();
   } catch (e) {

@@ -73,7 +73,7 @@ export async function claimExpired<T extends Leased>(
     }
     return rows;
   };
-  return manager.queryRunner?.isTransactionActive ? claim(manager) : manager.transaction('READ COMMITTED', claim);
+  return manager.queryRunner?.isTransactionActive ? claim(manager) : manager.transaction(claim);
 }
 
 /**

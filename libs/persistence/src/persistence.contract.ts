@@ -260,6 +260,159 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
         expect(published).toEqual([m.messageId]);
       });
 
+      describe('hand-over of rows written in this process', () => {
+        const statements = () => {
+          const seen: string[] = [];
+          const original = ds.query.bind(ds);
+          // EntityManager.query comes here too, with its transaction's query runner as the third argument
+          const spy = jest.spyOn(ds, 'query').mockImplementation((...args: Parameters<DataSource['query']>) => {
+            const [sql, , runner] = args;
+            if (!runner) seen.push(sql.replace(/\s+/g, ' ').trim());
+            return original(...args);
+          });
+          return { seen, restore: () => spy.mockRestore() };
+        };
+
+        it('publishes a row as soon as its transaction commits, with one statement and no polling', async () => {
+          const published: OutgoingMessage[] = [];
+          const spy = statements();
+          try {
+            const r = relay(async (m) => void published.push(m), { pollIntervalMs: 600_000 });
+            r.start();
+            const m = message({ correlationId: 'corr-9', type: 'work.order', headers: { 'x-n': 1 }, body: { nested: { list: [1, 'two'] } } });
+            await inTransaction(ds, (tx) => addToOutbox(tx, m));
+            await waitFor(async () => published.length === 1 && (await outboxStats(ds)).pending === 0);
+            expect(published[0]).toEqual({ exchange: m.exchange, routingKey: m.routingKey, messageId: m.messageId, correlationId: 'corr-9', type: 'work.order', headers: { 'x-n': 1 }, body: { nested: { list: [1, 'two'] } } });
+            const relayStatements = spy.seen.filter((q) => !q.startsWith('SELECT count(*)::int AS pending') && !q.startsWith('DELETE FROM outbox'));
+            // the mark, and the poll at start-up (before or after the hand-over; it finds nothing, the
+            // row is leased to the hand-over)
+            const claims = relayStatements.filter((q) => /^UPDATE outbox SET claimed_until = now\(\) \+ make_interval/.test(q));
+            const marks = relayStatements.filter((q) => /^UPDATE outbox SET published_at = now\(\), claimed_until = NULL WHERE id = ANY/.test(q));
+            expect([claims.length, marks.length, relayStatements.length]).toEqual([1, 1, 2]);
+          } finally {
+            spy.restore();
+          }
+        });
+
+        it('marks the rows of several transactions published with one statement', async () => {
+          const published: string[] = [];
+          const spy = statements();
+          try {
+            relay(async (m) => void published.push(m.messageId), { pollIntervalMs: 600_000, markDelayMs: 2_000 }).start();
+            const messages = Array.from({ length: 6 }, () => message());
+            for (const m of messages) await inTransaction(ds, (tx) => addToOutbox(tx, m));
+            await waitFor(async () => published.length === messages.length);
+            await waitFor(async () => (await outboxStats(ds)).pending === 0);
+            expect(published).toEqual(messages.map((m) => m.messageId));
+            const marks = spy.seen.filter((q) => q.startsWith('UPDATE outbox SET published_at'));
+            expect(marks).toHaveLength(1);
+          } finally {
+            spy.restore();
+          }
+        });
+
+        it('keeps the order rows were written in, across transactions', async () => {
+          const published: string[] = [];
+          relay(async (m) => void published.push(m.messageId), { pollIntervalMs: 600_000 }).start();
+          const messages = Array.from({ length: 25 }, (_, i) => message({ body: { n: i } }));
+          for (let i = 0; i < messages.length; i += 5) {
+            await inTransaction(ds, async (tx) => {
+              for (const m of messages.slice(i, i + 5)) await addToOutbox(tx, m);
+            });
+          }
+          await waitFor(async () => published.length === messages.length && (await outboxStats(ds)).pending === 0);
+          expect(published).toEqual(messages.map((m) => m.messageId));
+        });
+
+        it('publishes nothing of a transaction that rolled back, nor of a savepoint rolled back inside one', async () => {
+          const published: string[] = [];
+          relay(async (m) => void published.push(m.messageId), { pollIntervalMs: 600_000 }).start();
+          const [lost, kept, inner, last] = [message(), message(), message(), message()];
+          await expect(
+            inTransaction(ds, async (tx) => {
+              await addToOutbox(tx, lost);
+              throw new Error('rolled back');
+            }),
+          ).rejects.toThrow('rolled back');
+          await inTransaction(ds, async (tx) => {
+            await addToOutbox(tx, kept);
+            await expect(
+              tx.transaction(async (nested) => {
+                await addToOutbox(nested, inner);
+                throw new Error('savepoint rolled back');
+              }),
+            ).rejects.toThrow('savepoint rolled back');
+            await addToOutbox(tx, last);
+          });
+          await waitFor(async () => published.length === 2);
+          await new Promise((r) => setTimeout(r, 50));
+          expect(published).toEqual([kept.messageId, last.messageId]);
+          const rows = await ds.query('SELECT message_id FROM outbox ORDER BY id');
+          expect(rows.map((r: { message_id: string }) => r.message_id)).toEqual([kept.messageId, last.messageId]);
+        });
+
+        it('leaves a row its relay never published to polling once the hand-over lease runs out', async () => {
+          let release!: () => void;
+          const stuck = new Promise<void>((r) => (release = r));
+          const first = relay(() => stuck, { pollIntervalMs: 600_000, handoffLeaseMs: 300 });
+          first.start();
+          const m = message();
+          await inTransaction(ds, (tx) => addToOutbox(tx, m)); // handed to `first`, which hangs
+          const rescued: string[] = [];
+          const t0 = Date.now();
+          const second = relay(async (x) => void rescued.push(x.messageId), { pollIntervalMs: 20 });
+          second.start();
+          await waitFor(async () => rescued.length === 1);
+          expect(rescued).toEqual([m.messageId]);
+          expect(Date.now() - t0).toBeGreaterThanOrEqual(200); // not before the lease ran out
+          release();
+          await waitFor(async () => (await outboxStats(ds)).pending === 0);
+        });
+
+        it('retries a failed publish with backoff; the rows behind it follow it, none lost', async () => {
+          const messages = Array.from({ length: 6 }, (_, i) => message({ body: { n: i } }));
+          const flaky = messages[2].messageId;
+          let failures = 0;
+          const published: string[] = [];
+          relay(
+            async (m) => {
+              if (m.messageId === flaky && failures < 2) {
+                failures++;
+                throw new Error('broker said no');
+              }
+              published.push(m.messageId);
+            },
+            { retryBaseMs: 5, retryMaxMs: 20, pollIntervalMs: 600_000 },
+          ).start();
+          await inTransaction(ds, async (tx) => {
+            for (const m of messages) await addToOutbox(tx, m);
+          });
+          await waitFor(async () => (await outboxStats(ds)).pending === 0);
+          expect(failures).toBe(2);
+          expect(published).toEqual(messages.map((m) => m.messageId));
+          const row = await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky });
+          expect(row).toMatchObject({ attempts: 2, last_error: 'broker said no' });
+        });
+
+        it('stop() publishes the rows handed over before it was called', async () => {
+          let release!: () => void;
+          const gate = new Promise<void>((r) => (release = r));
+          const published: string[] = [];
+          const r = relay(async (m) => {
+            await gate;
+            published.push(m.messageId);
+          }, { pollIntervalMs: 600_000 });
+          r.start();
+          const messages = [message(), message(), message()];
+          for (const m of messages) await inTransaction(ds, (tx) => addToOutbox(tx, m));
+          const stopping = r.stop();
+          release();
+          await stopping;
+          expect(published).toEqual(messages.map((m) => m.messageId));
+          expect((await outboxStats(ds)).pending).toBe(0);
+        });
+      });
+
       it('stop() waits for the batch in flight and marks it published', async () => {
         const m = message();
         await inTransaction(ds, (tx) => addToOutbox(tx, m));

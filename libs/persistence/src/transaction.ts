@@ -40,7 +40,9 @@ export async function inTransaction<T>(
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await dataSource.transaction('READ COMMITTED', work);
+      // READ COMMITTED is every connection's default: PostgreSQL's own, and set at connect time for a
+      // server configured otherwise (openPostgres), so no SET TRANSACTION round trip per transaction.
+      return await dataSource.transaction(work);
     } catch (e) {
       if (!isRetryableTransactionError(e) || attempt >= maxAttempts) throw e;
       options.logger?.debug('transaction retried', { attempt, sqlState: sqlState(e) });

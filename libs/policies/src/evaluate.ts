@@ -5,7 +5,9 @@ import { seededIdFactory, seededRandom } from './framework/random';
 import { PolicyRegistry, PolicyTypeNotFoundError } from './framework/registry';
 import { ActionData, BindingSnapshot, ClusterSnapshot, NodeSnapshot, PolicyAction } from './framework/types';
 import { EnginePlan, buildEnginePlan } from './plan/engine-plan';
+import { BUILTIN_POLICY_TYPES } from './builtins';
 import { DEFAULT_MAX_NODES_PER_CLUSTER } from './resize/resize';
+import { DecisionIndex } from './resize/zone-index';
 import { isPlainObject } from './schema/py-format';
 import { SchemaError, pyInt } from './schema/schema';
 import { formatSpecVersion, specTypeName } from './schema/spec';
@@ -123,10 +125,13 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
     return { policy, binding: readBinding(p, i, policy), priority: p.priority };
   });
   const when = hook === 'pre_op' ? 'BEFORE' : 'AFTER';
-  const chain = runChain(bindings, when, action, { cluster, cloud, random, now, maxNodesPerCluster });
+  // One zone index for the decision, shared by the hooks and the plan. Only built-in policies run
+  // with it: they never change the snapshot, whereas a plugin's hook might move a node between zones.
+  const zones = bindings.every((b) => isBuiltin(b.policy)) ? new DecisionIndex(cluster.nodes) : undefined;
+  const chain = runChain(bindings, when, action, { cluster, cloud, random, now, maxNodesPerCluster, zones });
   const plan =
     hook === 'pre_op'
-      ? buildEnginePlan({ action, cluster, status: chain.status, reason: chain.reason, random, maxNodesPerCluster })
+      ? buildEnginePlan({ action, cluster, status: chain.status, reason: chain.reason, random, maxNodesPerCluster, zones })
       : null;
   return {
     hook,
@@ -137,6 +142,10 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
     trace: chain.trace,
     binding_updates: chain.binding_updates,
   };
+}
+
+function isBuiltin(policy: Policy): boolean {
+  return (BUILTIN_POLICY_TYPES as unknown[]).includes(policy.constructor);
 }
 
 function attach(

@@ -12,8 +12,6 @@ export interface Infrastructure {
   database: Database;
   bus: MessageBus;
   relay: OutboxRelay;
-  /** publish soon: call after a commit that wrote outbox rows */
-  kick: () => void;
   close(): Promise<void>;
 }
 
@@ -41,7 +39,6 @@ export async function openInfrastructure(config: TrellisConfig, logger: Logger):
     database,
     bus,
     relay,
-    kick: () => relay.kick(),
     close: async () => {
       await relay.stop();
       await bus.close().catch((e) => logger.warn('closing the bus failed', { error: errorMessage(e) }));
@@ -83,6 +80,4 @@ export interface ServiceDeps {
   dataSource: DataSource;
   bus: MessageBus;
   logger: Logger;
-  /** called after each commit that wrote outbox rows, so the relay publishes without waiting */
-  onOutboxWritten: () => void;
 }

@@ -25,6 +25,18 @@ export interface NewAction {
   clusterId: string | null;
   inputs: Record<string, unknown>;
   timeout: number;
+  /** the caller locked the target's row (FOR UPDATE) in this transaction already */
+  targetLocked?: boolean;
+}
+
+/** What the conflict checks read, in one statement. */
+interface ConflictRow {
+  /** RUNNING actions of the cluster, oldest first */
+  running: string[] | null;
+  /** active actions on the target, oldest first */
+  active: string[] | null;
+  /** enabled scaling policies of the cluster, for a scaling action only */
+  scaling: Array<{ policy_id: string; last_op: string | null; spec: Record<string, unknown> | null }> | null;
 }
 
 const SCALING_ACTIONS: readonly string[] = ['CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN'];
@@ -101,57 +113,52 @@ export class ActionSubmitter {
 
   private async checkConflicts(tx: Tx, a: NewAction): Promise<void> {
     const { manager } = tx;
-    const lockTable = a.target === a.clusterId ? 'clusters' : 'nodes';
-    await manager.query(`SELECT id FROM ${lockTable} WHERE id = $1 FOR UPDATE`, [a.target]);
-    const actions = manager.getRepository(ActionEntity);
-    if (a.clusterId) {
-      const running = await actions.find({
-        where: { cluster_id: a.clusterId, status: 'RUNNING' },
-        order: { created_at: 'ASC' },
-      });
-      if (running.length) {
-        throw conflict(
-          `${a.action} for cluster '${a.clusterId}' cannot be completed because it is already locked.`,
-          'ResourceIsLocked',
-        );
-      }
+    if (!a.targetLocked) {
+      const lockTable = a.target === a.clusterId ? 'clusters' : 'nodes';
+      await manager.query(`SELECT id FROM ${lockTable} WHERE id = $1 FOR UPDATE`, [a.target]);
     }
-    const active = await actions.find({
-      where: { target: a.target, status: In(ActiveActionStatuses) },
-      order: { created_at: 'ASC' },
-    });
-    if (active.length) {
+    // A statement of its own after the lock: its snapshot then holds every action committed by
+    // the transaction that had the lock before (a subquery of the locking statement would not).
+    const scaling = a.clusterId !== null && SCALING_ACTIONS.includes(a.action);
+    const [found]: ConflictRow[] = await manager.query(
+      `SELECT
+         (SELECT json_agg(id ORDER BY created_at) FROM actions WHERE cluster_id = $1 AND status = 'RUNNING') AS running,
+         (SELECT json_agg(id ORDER BY created_at) FROM actions WHERE target = $2 AND status = ANY($3)) AS active,
+         ${scaling ? SCALING_BINDINGS : 'NULL'} AS scaling`,
+      [a.clusterId, a.target, ActiveActionStatuses, ...(scaling ? [`${SCALING_POLICY_PREFIX}%`] : [])],
+    );
+    if (found.running?.length) {
       throw conflict(
-        `The ${a.action} action for target ${a.target} conflicts with the following action(s): ${active.map((x) => x.id).join(',')}`,
+        `${a.action} for cluster '${a.clusterId}' cannot be completed because it is already locked.`,
+        'ResourceIsLocked',
       );
     }
-    if (a.clusterId && SCALING_ACTIONS.includes(a.action)) await this.checkCooldown(tx, a.action, a.clusterId);
+    if (found.active?.length) {
+      throw conflict(`The ${a.action} action for target ${a.target} conflicts with the following action(s): ${found.active.join(',')}`);
+    }
+    if (found.scaling && a.clusterId) checkCooldown(a.action, a.clusterId, found.scaling);
   }
+}
 
-  /** An enabled scaling policy for this event whose last operation is younger than its cooldown. */
-  private async checkCooldown(tx: Tx, action: string, clusterId: string): Promise<void> {
-    const bindings = await tx.manager
-      .getRepository(ClusterPolicyEntity)
-      .createQueryBuilder('b')
-      .innerJoin(PolicyEntity, 'p', 'p.id = b.policy_id')
-      .where('b.cluster_id = :clusterId AND b.enabled = true', { clusterId })
-      .andWhere('p.type LIKE :type', { type: `${SCALING_POLICY_PREFIX}%` })
-      .select(['b.policy_id AS policy_id', 'b.last_op AS last_op', 'p.spec AS spec'])
-      .orderBy('b.priority', 'ASC')
-      .addOrderBy('b.attached_at', 'ASC')
-      .getRawMany<{ policy_id: string; last_op: Date | string | null; spec: Record<string, unknown> }>();
-    const now = Date.now();
-    for (const b of bindings) {
-      const props = (b.spec?.properties ?? {}) as Record<string, unknown>;
-      if (props.event !== action || b.last_op === null) continue;
-      const cooldown = Number((props.adjustment as Record<string, unknown> | undefined)?.cooldown ?? 0);
-      if (!Number.isFinite(cooldown) || cooldown <= 0) continue;
-      if (new Date(b.last_op).getTime() + cooldown * 1000 > now) {
-        throw conflict(
-          `The ${action} action for cluster ${clusterId} cannot be processed due to Policy ${b.policy_id} cooldown still in progress`,
-          'ActionCooldown',
-        );
-      }
+/** The cluster's ($1) enabled scaling policies ($4: the type prefix), in chain order, as a JSON array. */
+const SCALING_BINDINGS = `(SELECT json_agg(json_build_object('policy_id', b.policy_id, 'last_op', b.last_op, 'spec', p.spec)
+    ORDER BY b.priority, b.attached_at)
+  FROM cluster_policies b INNER JOIN policies p ON p.id = b.policy_id
+  WHERE b.cluster_id = $1 AND b.enabled = true AND p.type LIKE $4)`;
+
+/** An enabled scaling policy for this event whose last operation is younger than its cooldown. */
+function checkCooldown(action: string, clusterId: string, bindings: NonNullable<ConflictRow['scaling']>): void {
+  const now = Date.now();
+  for (const b of bindings) {
+    const props = (b.spec?.properties ?? {}) as Record<string, unknown>;
+    if (props.event !== action || b.last_op === null) continue;
+    const cooldown = Number((props.adjustment as Record<string, unknown> | undefined)?.cooldown ?? 0);
+    if (!Number.isFinite(cooldown) || cooldown <= 0) continue;
+    if (new Date(b.last_op).getTime() + cooldown * 1000 > now) {
+      throw conflict(
+        `The ${action} action for cluster ${clusterId} cannot be processed due to Policy ${b.policy_id} cooldown still in progress`,
+        'ActionCooldown',
+      );
     }
   }
 }

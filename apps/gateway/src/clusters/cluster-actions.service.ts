@@ -66,7 +66,9 @@ export class ClusterActionsService {
   async perform(req: ApiRequest, identity: string, body: unknown): Promise<string> {
     const [key, data] = pickAction(body);
     return this.uow.run(async (tx) => {
-      const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
+      // Locked as it is read (the submitter's conflict checks need the lock anyway): the request
+      // checks then judge the cluster as it stays until this transaction ends.
+      const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId, forUpdate: true });
       const planned = await this.plan(tx, req, cluster, identity, key, data);
       const action = await this.submitter.submit(tx, req, {
         action: planned.action,
@@ -74,6 +76,7 @@ export class ClusterActionsService {
         clusterId: cluster.id,
         inputs: planned.inputs,
         timeout: cluster.timeout,
+        targetLocked: true,
       });
       return action.id;
     });

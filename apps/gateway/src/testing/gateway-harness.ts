@@ -69,8 +69,6 @@ export interface GatewayHarness {
   bus: RecordingBus;
   gateway: RunningGateway;
   db: Database;
-  /** how many times the gateway announced committed outbox rows */
-  outboxNudges(): number;
   http(): ReturnType<typeof request>;
   /** supertest with a token and microversion already set */
   as(token: string, version?: string): Client;
@@ -89,7 +87,6 @@ export async function startGatewayHarness(
   options: { env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<GatewayHarness> {
   const db = await openTestDatabase();
-  let nudges = 0;
   const config = loadConfig({ TRELLIS_PORT: '0', ...options.env });
   const bus = new RecordingBus();
   let gateway: RunningGateway;
@@ -100,7 +97,6 @@ export async function startGatewayHarness(
       bus,
       tokenValidator: new FakeTokenValidator(),
       registry: PolicyRegistry.withBuiltins(),
-      onOutboxWritten: () => void nudges++,
       logger: options.logger ?? silentLogger,
       // HTTP only: the RPC transport has its own tests on the in-memory bus (rpc/rpc-server.spec.ts)
       rpc: false,
@@ -127,7 +123,6 @@ export async function startGatewayHarness(
     bus,
     gateway,
     db,
-    outboxNudges: () => nudges,
     http,
     as,
     close: async () => {

@@ -1,9 +1,10 @@
 import { errorMessage, type Logger } from '@trellis/common';
 import type { NovaPort, Server } from '@trellis/nova';
-import { NodeEntity, inTransaction, row } from '@trellis/persistence';
+import { inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
+import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
-import { completeOrderIfDone } from './complete-order';
+import { NODE_STATE, completeOrderIfDone, type NodeState } from './complete-order';
 
 export interface BuildPollerOptions {
   workerId: string;
@@ -12,17 +13,32 @@ export interface BuildPollerOptions {
   leaseSeconds: number;
   concurrency: number;
   batchSize: number;
-  onOutboxWritten: () => void;
 }
 
-type Change = Partial<NodeEntity> | 'gone';
+/** What the poller reads of a node it claimed. */
+type PolledNode = Pick<NodeEntity, 'id' | 'name' | 'status' | 'physical_id' | 'data' | 'action_id' | 'build_deadline'>;
+
+/** A final state: ACTIVE or ERROR, with what comes with it. */
+interface Final {
+  status: string;
+  status_reason: string;
+  data?: JsonObject;
+  created_at?: Date;
+}
+
+/** not final yet: the node goes back, due again at `dueAt` */
+interface Again {
+  dueAt: Date;
+}
+
+type Change = Final | Again | 'gone';
 
 interface Observation {
-  node: NodeEntity;
+  node: PolledNode;
   change: Change;
 }
 
-const isFinal = (c: Change) => c === 'gone' || 'status' in c;
+const isFinal = (c: Change): c is Final | 'gone' => c === 'gone' || 'status' in c;
 
 /**
  * Waits for Nova without holding any message: nodes in CREATING or DELETING are claimed from the
@@ -88,43 +104,39 @@ export class BuildPoller {
     const observations = await mapLimit(claimed, this.options.concurrency, (node) => this.observe(node, new Date()));
     const finished = new Set<string>();
     await inTransaction(this.dataSource, async (m) => {
+      const written: NodeState[] = [];
+      const gone = new Set<string>();
       for (const o of observations) {
-        await this.record(m, o, now);
+        const state = await this.record(m, o, now);
+        if (state) written.push(state);
+        if (o.change === 'gone') gone.add(o.node.id);
         if (o.node.action_id && isFinal(o.change)) finished.add(o.node.action_id);
       }
-      for (const actionId of finished) await completeOrderIfDone(m, actionId, now);
+      for (const actionId of finished) await completeOrderIfDone(m, actionId, now, { written, gone });
     });
-    if (finished.size) this.options.onOutboxWritten();
     return claimed.length;
   }
 
-  private async claim(now: Date): Promise<NodeEntity[]> {
+  /**
+   * One statement, no transaction: the subquery's row locks (SKIP LOCKED) keep concurrent pollers
+   * off each other's nodes until the lease is written, and the lease keeps them off afterwards.
+   */
+  private async claim(now: Date): Promise<PolledNode[]> {
     const until = new Date(now.getTime() + this.options.leaseSeconds * 1000);
-    return inTransaction(this.dataSource, async (m) => {
-      const due = await m
-        .getRepository(NodeEntity)
-        .createQueryBuilder('n')
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .where('n.status IN (:...statuses)', { statuses: ['CREATING', 'DELETING'] })
-        .andWhere('(n.lease_expires_at IS NULL OR n.lease_expires_at < :now)', { now })
-        .orderBy('n.updated_at', 'ASC')
-        .limit(this.options.batchSize)
-        .getMany();
-      if (due.length) {
-        await m
-          .getRepository(NodeEntity)
-          .createQueryBuilder()
-          .update()
-          .set({ lease_owner: this.options.workerId, lease_expires_at: until })
-          .whereInIds(due.map((n) => n.id))
-          .execute();
-      }
-      return due;
-    });
+    const result: unknown = await this.dataSource.query(
+      `UPDATE nodes SET lease_owner = $1, lease_expires_at = $2
+       WHERE id IN (
+         SELECT id FROM nodes
+         WHERE status IN ('CREATING', 'DELETING') AND (lease_expires_at IS NULL OR lease_expires_at < $3)
+         ORDER BY updated_at ASC LIMIT $4
+         FOR UPDATE SKIP LOCKED)
+       RETURNING id, name, status, physical_id, data, action_id, build_deadline`,
+      [this.options.workerId, until, now, this.options.batchSize],
+    );
+    return changedRows<PolledNode>(result);
   }
 
-  private async observe(node: NodeEntity, now: Date): Promise<Observation> {
+  private async observe(node: PolledNode, now: Date): Promise<Observation> {
     try {
       const server = node.physical_id ? await this.nova.getServer(node.physical_id) : null;
       const change = node.status === 'CREATING' ? this.buildChange(node, server, now) : this.deleteChange(node, server, now);
@@ -140,11 +152,11 @@ export class BuildPoller {
   }
 
   /** not final yet: hand the node back, due again after one poll interval */
-  private lookAgain(now: Date): Partial<NodeEntity> {
-    return { lease_owner: null, lease_expires_at: new Date(now.getTime() + this.options.pollIntervalMs) };
+  private lookAgain(now: Date): Again {
+    return { dueAt: new Date(now.getTime() + this.options.pollIntervalMs) };
   }
 
-  private buildChange(node: NodeEntity, server: Server | null, now: Date): Partial<NodeEntity> | null {
+  private buildChange(node: PolledNode, server: Server | null, now: Date): Final | null {
     const placement = { ...((node.data.placement as Record<string, unknown>) ?? {}) };
     if (!server) {
       return {
@@ -177,7 +189,7 @@ export class BuildPoller {
    * way: a server that failed to build keeps ERROR and its old fault while Nova deletes it (seen on
    * the real Nova), so only the deadline turns a delete that never completes into a failure.
    */
-  private deleteChange(node: NodeEntity, server: Server | null, now: Date): Partial<NodeEntity> | 'gone' | null {
+  private deleteChange(node: PolledNode, server: Server | null, now: Date): Final | 'gone' | null {
     if (!server || server.status === 'DELETED') return 'gone';
     if (node.build_deadline && node.build_deadline.getTime() < now.getTime()) {
       const fault = server.fault ? `: ${server.fault.message}` : '';
@@ -189,16 +201,23 @@ export class BuildPoller {
     return null;
   }
 
-  private async record(m: EntityManager, o: Observation, now: Date): Promise<void> {
-    const repo = m.getRepository(NodeEntity);
-    if (o.change === 'gone') {
-      await repo.delete({ id: o.node.id });
-      return;
+  /** Writes one observation; a final state's row comes back for completeOrderIfDone. */
+  private async record(m: EntityManager, o: Observation, now: Date): Promise<NodeState | null> {
+    const { change } = o;
+    if (change === 'gone') {
+      await m.query('DELETE FROM nodes WHERE id = $1', [o.node.id]);
+      return null;
     }
-    const final = isFinal(o.change);
-    await repo.update(
-      { id: o.node.id },
-      row<NodeEntity>(final ? { ...o.change, updated_at: now, lease_owner: null, lease_expires_at: null } : o.change),
+    if (!isFinal(change)) {
+      await m.query('UPDATE nodes SET lease_owner = NULL, lease_expires_at = $2 WHERE id = $1', [o.node.id, change.dueAt]);
+      return null;
+    }
+    const result: unknown = await m.query(
+      `UPDATE nodes SET status = $2, status_reason = $3, data = COALESCE($4::jsonb, data), created_at = COALESCE($5, created_at),
+         updated_at = $6, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = $1 RETURNING ${NODE_STATE}`,
+      [o.node.id, change.status, change.status_reason, change.data ? JSON.stringify(change.data) : null, change.created_at ?? null, now],
     );
+    return changedRows<NodeState>(result)[0] ?? null;
   }
 }

@@ -7,37 +7,51 @@ import {
   type WorkOrderMessage,
   type WorkResultMessage,
 } from '@trellis/contracts';
-import { NodeEntity, WorkOrderEntity, addToOutbox } from '@trellis/persistence';
-import { In, type EntityManager } from 'typeorm';
+import { addToOutbox, type NodeEntity, type WorkOrderEntity } from '@trellis/persistence';
+import type { EntityManager } from 'typeorm';
 
 const PENDING = ['CREATING', 'DELETING'];
+
+/** What the result needs of a node: the columns `NODE_STATE` returns. */
+export type NodeState = Pick<NodeEntity, 'id' | 'action_id' | 'status' | 'status_reason' | 'physical_id' | 'data'>;
+export const NODE_STATE = 'id, action_id, status, status_reason, physical_id, data';
+
+/** What the result needs of a work order row: the columns `ORDER_STATE` returns. */
+export type OrderState = Pick<WorkOrderEntity, 'payload' | 'status' | 'groups'>;
+export const ORDER_STATE = 'payload, status, groups';
+
+export interface CompleteOptions {
+  /** report an order that is DONE once more (its first result was lost or dead-lettered) */
+  again?: boolean;
+  /** the order's row, already locked by this transaction (read with `ORDER_STATE`) */
+  order?: OrderState;
+  /** nodes this transaction has just written (their rows locked): not read again */
+  written?: readonly NodeState[];
+  /** ids of nodes this transaction has just deleted */
+  gone?: ReadonlySet<string>;
+}
 
 /**
  * Called in the transaction that moved nodes of an order to a final state: when none of the
  * order's nodes is still being built or deleted, writes the work result to the outbox (once: the
  * order row is locked and marked DONE in the same transaction).
  */
-export async function completeOrderIfDone(
-  m: EntityManager,
-  actionId: string,
-  now: Date,
-  /** report an order that is DONE once more (its first result was lost or dead-lettered) */
-  again = false,
-): Promise<boolean> {
-  const orders = m.getRepository(WorkOrderEntity);
-  const order = await orders
-    .createQueryBuilder('o')
-    .setLock('pessimistic_write')
-    .where('o.action_id = :actionId', { actionId })
-    .getOne();
-  if (!order || (order.status === 'DONE' && !again)) return false;
+export async function completeOrderIfDone(m: EntityManager, actionId: string, now: Date, options: CompleteOptions = {}): Promise<boolean> {
+  const order =
+    options.order ??
+    ((await m.query(`SELECT ${ORDER_STATE} FROM work_orders WHERE action_id = $1 FOR UPDATE`, [actionId])) as OrderState[])[0];
+  if (!order || (order.status === 'DONE' && !options.again)) return false;
 
   const payload = order.payload as unknown as WorkOrderMessage;
   const nodeIds = [...payload.create_servers.map((c) => c.node_id), ...payload.delete_servers.map((d) => d.node_id)];
-  const rows = nodeIds.length ? await m.getRepository(NodeEntity).findBy({ id: In(nodeIds) }) : [];
-  if (rows.some((n) => n.action_id === actionId && PENDING.includes(n.status))) return false;
+  const byId = new Map((options.written ?? []).map((n) => [n.id, n]));
+  const unread = nodeIds.filter((id) => !byId.has(id) && !options.gone?.has(id));
+  if (unread.length) {
+    const rows: NodeState[] = await m.query(`SELECT ${NODE_STATE} FROM nodes WHERE id = ANY($1)`, [unread]);
+    for (const n of rows) byId.set(n.id, n);
+  }
+  if (nodeIds.some((id) => isPendingFor(byId.get(id), actionId))) return false;
 
-  const byId = new Map(rows.map((n) => [n.id, n]));
   const nodes: NodeOutcomeDto[] = [];
   const failures: string[] = [];
   for (const c of payload.create_servers) {
@@ -88,9 +102,15 @@ export async function completeOrderIfDone(
     correlationId: payload.correlation_id,
     body: result,
   });
-  await orders.update({ action_id: actionId }, { status: 'DONE', result_message_id: messageId, updated_at: now });
+  await m.query(`UPDATE work_orders SET status = 'DONE', result_message_id = $2, updated_at = $3 WHERE action_id = $1`, [
+    actionId,
+    messageId,
+    now,
+  ]);
   return true;
 }
+
+const isPendingFor = (n: NodeState | undefined, actionId: string) => n !== undefined && n.action_id === actionId && PENDING.includes(n.status);
 
 /** "<first reason>" or "<first reason> (and N more nodes failed)" — one line a person can act on. */
 function summarise(reasons: string[]): string {

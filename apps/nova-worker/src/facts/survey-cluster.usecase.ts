@@ -25,7 +25,6 @@ export class SurveyClusterUseCase {
     private readonly nova: NovaPort,
     private readonly facts: FactsRefresher,
     private readonly logger: Logger,
-    private readonly onOutboxWritten: () => void,
   ) {}
 
   async execute(order: WorkOrderMessage): Promise<{ moved: number }> {
@@ -72,7 +71,6 @@ export class SurveyClusterUseCase {
         body: result,
       });
     });
-    this.onOutboxWritten();
     this.logger.info('cloud surveyed', { action_id: order.action_id, cluster_id: order.cluster_id, servers: servers.length, moved });
     return { moved };
   }

@@ -1,11 +1,12 @@
 import type { WorkOrderMessage, ServerCreateDto } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
 import { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from '@trellis/nova';
-import { NodeEntity, WorkOrderEntity, inTransaction, row } from '@trellis/persistence';
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import { WorkOrderEntity, inTransaction } from '@trellis/persistence';
+import { changedRows } from '@trellis/persistence/sql';
+import type { DataSource, EntityManager } from 'typeorm';
 import { affinitySeeds, waitUntilPlaced } from './affinity-seeds';
 import { buildServerRequest } from './server-request';
-import { completeOrderIfDone } from '../builds/complete-order';
+import { NODE_STATE, ORDER_STATE, completeOrderIfDone, type NodeState, type OrderState } from '../builds/complete-order';
 import { mapLimit } from '../map-limit';
 
 export interface ApplyResult {
@@ -33,7 +34,6 @@ export class ApplyWorkOrderUseCase {
     private readonly options: {
       concurrency: number;
       leaseSeconds: number;
-      onOutboxWritten: () => void;
       /** how often to look whether the first server of a new affinity group has its host (default 500) */
       pollIntervalMs?: number;
     },
@@ -45,8 +45,7 @@ export class ApplyWorkOrderUseCase {
     if (claim !== 'first' && claim !== 'taken-over') {
       if (claim === 'DONE') {
         // The engine asks again for an order this worker finished: its result never arrived.
-        await inTransaction(this.dataSource, (m) => completeOrderIfDone(m, order.action_id, new Date(), true));
-        this.options.onOutboxWritten();
+        await inTransaction(this.dataSource, (m) => completeOrderIfDone(m, order.action_id, new Date(), { again: true }));
       }
       log.info('work order already taken; acknowledging the duplicate', { state: claim });
       return { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
@@ -100,12 +99,20 @@ export class ApplyWorkOrderUseCase {
     const now = new Date();
     const deadline = new Date(now.getTime() + order.build_timeout * 1000);
     await inTransaction(this.dataSource, async (m) => {
-      await m.getRepository(WorkOrderEntity).update({ action_id: order.action_id }, { status: 'BUILDING', groups, updated_at: now });
-      for (const o of outcomes) await this.recordCreate(m, o.create, o.serverId, o.error, resolveGroup, deadline, now);
-      await this.recordDeletes(m, order, now, deadline);
-      await completeOrderIfDone(m, order.action_id, now);
+      // the UPDATE locks the order's row, as completeOrderIfDone needs, and returns what it reads
+      const [locked] = changedRows<OrderState>(
+        await m.query(`UPDATE work_orders SET status = 'BUILDING', groups = $2, updated_at = $3 WHERE action_id = $1 RETURNING ${ORDER_STATE}`, [
+          order.action_id,
+          JSON.stringify(groups),
+          now,
+        ]),
+      );
+      const written: NodeState[] = [];
+      for (const o of outcomes) written.push(await this.recordCreate(m, o.create, o.serverId, o.error, resolveGroup, deadline, now));
+      written.push(...(await this.recordDeletes(m, order, now, deadline)));
+      // with the rows just written, the usual answer (servers still building) costs no statement
+      await completeOrderIfDone(m, order.action_id, now, { order: locked, written });
     });
-    this.options.onOutboxWritten();
     const failed = outcomes.filter((o) => o.error).length;
     log.info('work order applied', { created, reused, failed, deleting: order.delete_servers.length });
     return { applied: true, created, reused, failed, deleting: order.delete_servers.length };
@@ -118,16 +125,17 @@ export class ApplyWorkOrderUseCase {
    * name and by node tag below make applying it again safe.
    */
   private async claim(order: WorkOrderMessage, redelivered: boolean): Promise<'first' | 'taken-over' | string> {
+    // A first delivery, the usual case, is this one statement; it needs no transaction around it.
+    const inserted: unknown[] = await this.dataSource.query(
+      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at)
+       VALUES ($1, $2, $3, 'APPLYING', '{}'::jsonb, $4, $4)
+       ON CONFLICT (action_id) DO NOTHING RETURNING action_id`,
+      [order.action_id, order.cluster_id, JSON.stringify(order), new Date()],
+    );
+    if (inserted.length > 0) return 'first';
     return inTransaction(this.dataSource, async (m) => {
       const repo = m.getRepository(WorkOrderEntity);
       const now = new Date();
-      const inserted: unknown[] = await m.query(
-        `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at)
-         VALUES ($1, $2, $3, 'APPLYING', '{}'::jsonb, $4, $4)
-         ON CONFLICT (action_id) DO NOTHING RETURNING action_id`,
-        [order.action_id, order.cluster_id, JSON.stringify(order), now],
-      );
-      if (inserted.length > 0) return 'first';
       const row = await repo
         .createQueryBuilder('o')
         .setLock('pessimistic_write')
@@ -166,6 +174,7 @@ export class ApplyWorkOrderUseCase {
     return byNode;
   }
 
+  /** The node's outcome: CREATING with its server, or ERROR with Nova's refusal. */
   private async recordCreate(
     m: EntityManager,
     create: ServerCreateDto,
@@ -174,52 +183,50 @@ export class ApplyWorkOrderUseCase {
     resolveGroup: (ref: string) => string,
     deadline: Date,
     now: Date,
-  ): Promise<void> {
-    const node = await m.getRepository(NodeEntity).findOneBy({ id: create.node_id });
+  ): Promise<NodeState> {
+    // data.placement gets the server group's Nova id when the order placed the node in one
+    const placement = JSON.stringify(create.placement.servergroup ? { servergroup: resolveGroup(create.placement.servergroup) } : {});
+    const data = `data || jsonb_build_object('placement', COALESCE(NULLIF(data->'placement', 'null'::jsonb), '{}'::jsonb) || $3::jsonb)`;
+    const result: unknown = error
+      ? await m.query(
+          `UPDATE nodes SET status = 'ERROR', status_reason = $4, updated_at = $2, data = ${data}
+           WHERE id = $1 RETURNING ${NODE_STATE}`,
+          [create.node_id, now, placement, error],
+        )
+      : await m.query(
+          `UPDATE nodes SET status = 'CREATING', status_reason = 'Creation in progress', physical_id = $4, build_deadline = $5,
+             lease_owner = NULL, lease_expires_at = NULL, updated_at = $2, data = ${data}
+           WHERE id = $1 RETURNING ${NODE_STATE}`,
+          [create.node_id, now, placement, serverId, deadline],
+        );
+    const [node] = changedRows<NodeState>(result);
     if (!node) throw new Error(`node ${create.node_id} of the work order is not in the database`);
-    const placement = { ...((node.data.placement as Record<string, unknown>) ?? {}) };
-    if (create.placement.servergroup) placement.servergroup = resolveGroup(create.placement.servergroup);
-    await m.getRepository(NodeEntity).update(
-      { id: create.node_id },
-      row<NodeEntity>(
-        error
-        ? { status: 'ERROR', status_reason: error, updated_at: now, data: { ...node.data, placement } }
-        : {
-            status: 'CREATING',
-            status_reason: 'Creation in progress',
-            physical_id: serverId,
-            build_deadline: deadline,
-            lease_owner: null,
-            lease_expires_at: null,
-            updated_at: now,
-            data: { ...node.data, placement },
-          },
-      ),
-    );
+    return node;
   }
 
-  private async recordDeletes(m: EntityManager, order: WorkOrderMessage, now: Date, deadline: Date): Promise<void> {
+  private async recordDeletes(m: EntityManager, order: WorkOrderMessage, now: Date, deadline: Date): Promise<NodeState[]> {
     const destroyed = order.delete_servers.filter((d) => d.destroy && d.physical_id).map((d) => d.node_id);
     const kept = order.delete_servers.filter((d) => !(d.destroy && d.physical_id)).map((d) => d.node_id);
-    const repo = m.getRepository(NodeEntity);
+    const written: NodeState[] = [];
     if (destroyed.length) {
-      await repo.update(
-        { id: In(destroyed) },
-        {
-          status: 'DELETING',
-          status_reason: 'Deletion in progress',
-          lease_owner: null,
-          lease_expires_at: null,
-          build_deadline: deadline,
-          updated_at: now,
-        },
+      const result: unknown = await m.query(
+        `UPDATE nodes SET status = 'DELETING', status_reason = 'Deletion in progress', lease_owner = NULL, lease_expires_at = NULL,
+           build_deadline = $2, updated_at = $3
+         WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
+        [destroyed, deadline, now],
       );
+      written.push(...changedRows<NodeState>(result));
     }
     if (kept.length) {
       // destroy_after_deletion false (or a node that never got a server): the node leaves the
       // cluster; its server, if any, keeps running as an orphan node (Senlin's NODE_LEAVE).
-      await repo.update({ id: In(kept) }, { cluster_id: null, status_reason: 'Node left the cluster', updated_at: now });
+      const result: unknown = await m.query(
+        `UPDATE nodes SET cluster_id = NULL, status_reason = 'Node left the cluster', updated_at = $2 WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
+        [kept, now],
+      );
+      written.push(...changedRows<NodeState>(result));
     }
+    return written;
   }
 }
 

@@ -19,12 +19,13 @@ import {
   row,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
-import { decideAction, defaultIds, type Decision, type Evaluator, type IdSource } from '@trellis/decisions';
+import { decideAction, defaultIds, type Evaluator, type IdSource } from '@trellis/decisions';
 import { needsNova, type EnginePlan } from '@trellis/decisions';
-import { loadSnapshot } from '@trellis/decisions';
+import { loadSnapshot, type Snapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 import { storeDecision } from './store-decision';
+import { lockAction, writeActionState } from './action-rows';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
 
@@ -32,7 +33,6 @@ export interface RunActionOptions {
   instanceId: string;
   leaseSeconds: number;
   buildTimeoutSeconds: number;
-  onOutboxWritten: () => void;
   /** drift checks before scaling, `check` and `repair` (issue 6); without it actions run as before */
   drift?: DriftCoordinator;
 }
@@ -65,27 +65,29 @@ export class RunActionUseCase {
     const log = this.logger.child({ action_id: message.action_id, correlation_id: message.correlation_id });
     const result = await inTransaction(this.dataSource, async (m) => {
       if (!(await markProcessed(m, ENGINE_ACTIONS_CONSUMER, message.message_id))) return { kind: 'duplicate' } as const;
-      const action = await m
-        .getRepository(ActionEntity)
-        .createQueryBuilder('a')
-        .setLock('pessimistic_write')
-        .where('a.id = :id', { id: message.action_id })
-        .getOne();
+      const action = await lockAction(m, message.action_id);
       if (!action) throw new ActionGone(message.action_id);
       if (action.status === 'RUNNING') return this.reorder(m, action, message);
       if (action.status !== 'READY') return { kind: 'not-runnable', status: action.status } as const;
-      const surveying = await this.options.drift?.beforeDecide(m, action, message.correlation_id, new Date());
+      // one read of everything the decision looks at; the drift check before it needs the bindings
+      const now = new Date();
+      const snapshot = await loadSnapshot(m, action, 'pre_op', now);
+      const surveying = await this.options.drift?.beforeDecide(m, action, message.correlation_id, now, snapshot.policies);
       if (surveying) return surveying;
-      return this.decide(m, action, message);
+      return this.decide(m, action, message, { snapshot, now });
     });
-    if (result.kind === 'finished' || result.kind === 'ordered' || result.kind === 'reordered') this.options.onOutboxWritten();
     log.info('action handled', { ...result });
     return result;
   }
 
-  private async decide(m: EntityManager, action: ActionEntity, message: ActionRequestedMessage): Promise<RunActionResult> {
-    const now = new Date();
-    const snapshot = await loadSnapshot(m, action, 'pre_op', now);
+  private async decide(
+    m: EntityManager,
+    action: ActionEntity,
+    message: ActionRequestedMessage,
+    loaded?: { snapshot: Snapshot; now: Date },
+  ): Promise<RunActionResult> {
+    const now = loaded?.now ?? new Date();
+    const snapshot = loaded?.snapshot ?? (await loadSnapshot(m, action, 'pre_op', now));
     const decision = decideAction(action, snapshot, this.evaluator, this.ids);
     await storeDecision(m, action, decision, now);
     await this.options.drift?.observe(m, action, snapshot, now);
@@ -101,20 +103,22 @@ export class RunActionUseCase {
     action.updated_at = now;
 
     if (decision.failure) {
-      await m.getRepository(ActionEntity).save(action);
+      await writeActionState(m, action);
       await finishAction(m, action, { status: 'FAILED', reason: decision.failure, plan: decision.plan, now });
       return { kind: 'finished', status: 'FAILED', reason: decision.failure };
     }
-    if (action.cluster_id) await this.applyClusterUpdate(m, action.cluster_id, decision.plan, action.action, now);
-    await this.insertNodes(m, action, decision.plan, now);
+    const cluster = action.cluster_id ? await this.applyClusterUpdate(m, action, decision.plan, now) : null;
+    await this.insertNodes(m, action, decision.plan, now, cluster);
     await this.markVictims(m, action, decision.plan, now);
-    await m.getRepository(ActionEntity).save(action);
+    await writeActionState(m, action);
 
     if (!needsNova(decision.plan)) {
       await finishAction(m, action, { status: 'SUCCEEDED', reason: decision.plan.success_reason, plan: decision.plan, now });
       return { kind: 'finished', status: 'SUCCEEDED', reason: decision.plan.success_reason };
     }
-    await this.order(m, action, decision.plan, message.correlation_id, now);
+    // a cluster's new servers boot from the cluster's profile, which the snapshot holds already
+    const profile = snapshot.cluster && !action.action.startsWith('NODE_') ? profileProperties(snapshot.cluster.profile.spec) : undefined;
+    await this.order(m, action, decision.plan, message.correlation_id, now, profile);
     return { kind: 'ordered', creates: decision.plan.create_nodes.length, deletes: decision.plan.delete_nodes.length };
   }
 
@@ -139,7 +143,12 @@ export class RunActionUseCase {
     return { kind: 'reordered' };
   }
 
-  private async applyClusterUpdate(m: EntityManager, clusterId: string, plan: EnginePlan, actionName: string, now: Date) {
+  /**
+   * The cluster's new sizes and busy status, and for new nodes their indexes: one UPDATE that
+   * takes the row lock (concurrent index reservations wait for each other) and returns the first
+   * index reserved and the profile.
+   */
+  private async applyClusterUpdate(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date): Promise<ReservedIndexes> {
     const busy: Record<string, string> = {
       CLUSTER_CREATE: 'CREATING',
       CLUSTER_DELETE: 'DELETING',
@@ -149,14 +158,24 @@ export class RunActionUseCase {
       CLUSTER_DEL_NODES: 'RESIZING',
     };
     const set: Partial<ClusterEntity> = { ...(plan.cluster_update ?? {}), updated_at: now };
-    if (busy[actionName]) {
-      set.status = busy[actionName];
-      set.status_reason = `${actionName} in progress`;
+    if (busy[action.action]) {
+      set.status = busy[action.action];
+      set.status_reason = `${action.action} in progress`;
     }
-    await m.getRepository(ClusterEntity).update({ id: clusterId }, row<ClusterEntity>(set));
+    const reserve = action.action === 'NODE_CREATE' ? 0 : plan.create_nodes.length;
+    const result = await m
+      .createQueryBuilder()
+      .update(ClusterEntity)
+      .set({ ...row<ClusterEntity>(set), ...(reserve > 0 ? { next_index: () => `next_index + ${reserve}` } : {}) })
+      .where('id = :id', { id: action.cluster_id })
+      .returning(['id', 'next_index', 'profile_id'])
+      .execute();
+    const updated = (result.raw as Array<{ id: string; next_index: number; profile_id: string }>)[0];
+    if (!updated) throw new Error(`cluster ${action.cluster_id} of action ${action.id} does not exist`);
+    return { id: updated.id, first: updated.next_index - reserve, profile_id: updated.profile_id };
   }
 
-  private async insertNodes(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date): Promise<void> {
+  private async insertNodes(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date, cluster: ReservedIndexes | null): Promise<void> {
     if (!plan.create_nodes.length) return;
     if (action.action === 'NODE_CREATE') {
       const n = plan.create_nodes[0];
@@ -166,14 +185,8 @@ export class RunActionUseCase {
       );
       return;
     }
-    const cluster = await m
-      .getRepository(ClusterEntity)
-      .createQueryBuilder('c')
-      .setLock('pessimistic_write')
-      .where('c.id = :id', { id: action.cluster_id })
-      .getOneOrFail();
-    const first = cluster.next_index;
-    await m.getRepository(ClusterEntity).update({ id: cluster.id }, { next_index: first + plan.create_nodes.length });
+    if (!cluster) throw new Error(`action ${action.id} creates nodes but names no cluster`);
+    const first = cluster.first;
     plan.create_nodes.forEach((n, i) => (n.index = first + i));
     await m.getRepository(NodeEntity).insert(
       plan.create_nodes.map((n) => row<NodeEntity>({
@@ -211,8 +224,15 @@ export class RunActionUseCase {
       .execute();
   }
 
-  private async order(m: EntityManager, action: ActionEntity, plan: EnginePlan, correlationId: string, now: Date) {
-    const profiles = await this.profilesOf(m, action);
+  private async order(
+    m: EntityManager,
+    action: ActionEntity,
+    plan: EnginePlan,
+    correlationId: string,
+    now: Date,
+    profile?: Record<string, unknown>,
+  ) {
+    const profiles = profile ?? (await this.profilesOf(m, action));
     const messageId = randomUUID();
     const order: WorkOrderMessage = {
       message_id: messageId,
@@ -252,9 +272,19 @@ export class RunActionUseCase {
       ? (await m.getRepository(NodeEntity).findOneByOrFail({ id: action.target })).profile_id
       : (await m.getRepository(ClusterEntity).findOneByOrFail({ id: action.cluster_id })).profile_id;
     const profile = await m.getRepository(ProfileEntity).findOneByOrFail({ id: profileId });
-    return (profile.spec.properties as Record<string, unknown>) ?? {};
+    return profileProperties(profile.spec);
   }
 }
+
+/** The first node index an action reserved on its cluster (next_index before it), and the profile. */
+interface ReservedIndexes {
+  id: string;
+  first: number;
+  profile_id: string;
+}
+
+const profileProperties = (spec: Record<string, unknown>): Record<string, unknown> =>
+  (spec.properties as Record<string, unknown>) ?? {};
 
 /** The action a message points at does not exist: nothing to retry, the message is dead-lettered. */
 export class ActionGone extends Error {

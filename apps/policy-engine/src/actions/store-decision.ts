@@ -1,19 +1,18 @@
 import type { Decision } from '@trellis/decisions';
-import { DecisionEntity, row, type ActionEntity } from '@trellis/persistence';
+import type { ActionEntity } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 
 /** Writes (or replaces) the record of an action's decision in the caller's transaction. */
 export async function storeDecision(m: EntityManager, action: ActionEntity, d: Decision, now: Date): Promise<void> {
-  await m.getRepository(DecisionEntity).upsert(
-    row<DecisionEntity>({
-      action_id: action.id,
-      hook: d.hook,
-      input: d.input as unknown as Record<string, unknown>,
-      output: d.output,
-      plan: d.plan as unknown as Record<string, unknown>,
-      trace: d.trace,
-      created_at: now,
-    }),
-    ['action_id'],
+  await m.query(
+    `INSERT INTO decisions (action_id, hook, input, output, plan, trace, created_at)
+     VALUES ($1, $2, $3::jsonb, $4::jsonb, $5::jsonb, $6::jsonb, $7)
+     ON CONFLICT (action_id) DO UPDATE
+       SET hook = EXCLUDED.hook, input = EXCLUDED.input, output = EXCLUDED.output, plan = EXCLUDED.plan,
+           trace = EXCLUDED.trace, created_at = EXCLUDED.created_at`,
+    [action.id, d.hook, json(d.input), json(d.output), json(d.plan), json(d.trace), now],
   );
 }
+
+/** a jsonb parameter: SQL NULL for null, as the entity's columns store it */
+const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));

@@ -15,6 +15,7 @@ import {
   type Finding,
   type IdSource,
   type Snapshot,
+  type SnapshotPolicy,
 } from '@trellis/decisions';
 import { ActionEntity, ActionStepEntity, ClusterEntity, NodeEntity } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
@@ -26,6 +27,7 @@ import { RepairRunner, nextSeq } from '../repair/repair-runner';
 import { driftStateOf, type DriftState } from '../repair/repair-state';
 import { SURVEY_ORDER, emitStep, resendStep } from '../repair/step-orders';
 import { recordFindings, resolveFindings } from './findings.store';
+import { writeActionState } from '../actions/action-rows';
 
 export interface DriftCoordinatorOptions {
   instanceId: string;
@@ -77,11 +79,18 @@ export class DriftCoordinator {
    * and scaling of one with role anti-affinity, first survey the cloud; null lets the engine decide
    * at once.
    */
-  async beforeDecide(m: EntityManager, action: ActionEntity, correlationId: string, now: Date): Promise<RunActionResult | null> {
+  async beforeDecide(
+    m: EntityManager,
+    action: ActionEntity,
+    correlationId: string,
+    now: Date,
+    /** the cluster's bindings, when the caller has read them already */
+    bindings?: SnapshotPolicy[],
+  ): Promise<RunActionResult | null> {
     if (!action.cluster_id) return null;
     const judging = action.action === 'CLUSTER_CHECK' || action.action === 'CLUSTER_REPAIR';
     if (!judging && !SCALING.has(action.action)) return null;
-    const aware = driftBindings(await loadBindings(m, action.cluster_id));
+    const aware = driftBindings(bindings ?? (await loadBindings(m, action.cluster_id)));
     if (!aware.length) return null;
     // Zone placement alone is judged inside the decision, on the zones the nodes recorded; server
     // groups and hosts change behind Trellis's back, so role anti-affinity needs a fresh look.
@@ -118,7 +127,7 @@ export class DriftCoordinator {
     await resendStep(m, step, now);
     action.lease_expires_at = this.leaseFor(step.kind, now);
     action.updated_at = now;
-    await m.getRepository(ActionEntity).save(action);
+    await writeActionState(m, action);
     return { kind: 'reordered' };
   }
 
@@ -230,14 +239,14 @@ export class DriftCoordinator {
       action.outputs = { ...(action.outputs ?? {}), drift: state };
       action.lease_expires_at = this.leaseFor('create', now);
       action.updated_at = now;
-      await m.getRepository(ActionEntity).save(action);
+      await writeActionState(m, action);
       return;
     }
     if (sent !== 'done') return this.finish(m, action, state, 'FAILED', sent.failed, now);
     if (action.action === 'CLUSTER_REPAIR') {
       action.outputs = { ...(action.outputs ?? {}), drift: state };
       action.status_reason = 'Repair steps done; looking at the cloud again.';
-      await m.getRepository(ActionEntity).save(action);
+      await writeActionState(m, action);
       return this.survey(m, action, 'verify', correlationId, now);
     }
     await resolveFindings(m, action, state.repair!.findings, now);
@@ -258,7 +267,7 @@ export class DriftCoordinator {
       now,
     });
     action.lease_expires_at = this.leaseFor('survey', now);
-    await m.getRepository(ActionEntity).save(action);
+    await writeActionState(m, action);
   }
 
   private async finish(m: EntityManager, action: ActionEntity, state: DriftState, status: 'SUCCEEDED' | 'FAILED', reason: string, now: Date) {

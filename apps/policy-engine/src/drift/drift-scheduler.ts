@@ -8,7 +8,6 @@ import type { DataSource } from 'typeorm';
 export interface DriftSchedulerOptions {
   /** TRELLIS_DRIFT_INTERVAL_SECONDS; 0 turns periodic checks off */
   intervalSeconds: number;
-  onOutboxWritten: () => void;
   /** clusters checked per round at most, so one round stays one short transaction */
   batchSize?: number;
 }
@@ -115,10 +114,7 @@ export class DriftScheduler {
         }
         return due.length;
       });
-      if (submitted) {
-        this.options.onOutboxWritten();
-        this.logger.info('periodic drift checks submitted', { clusters: submitted });
-      }
+      if (submitted) this.logger.info('periodic drift checks submitted', { clusters: submitted });
       return submitted;
     } catch (e) {
       this.logger.error('periodic drift check round failed; will try again', { error: errorMessage(e) });

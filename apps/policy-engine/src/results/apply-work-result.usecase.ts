@@ -3,7 +3,6 @@ import type { Logger } from '@trellis/common';
 import {
   ActionEntity,
   ClusterPolicyEntity,
-  DecisionEntity,
   inTransaction,
   markProcessed,
 } from '@trellis/persistence';
@@ -12,6 +11,7 @@ import { defaultIds, type Evaluator } from '@trellis/decisions';
 import type { EnginePlan } from '@trellis/decisions';
 import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from './finish-action';
+import { lockAction } from '../actions/action-rows';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 
 export const ENGINE_RESULTS_CONSUMER = 'policy-engine.results';
@@ -25,7 +25,6 @@ export class ApplyWorkResultUseCase {
     private readonly dataSource: DataSource,
     private readonly evaluator: Evaluator,
     private readonly logger: Logger,
-    private readonly onOutboxWritten: () => void,
     /** results of drift steps (surveys, repair replacements) carry the step's id, not an action's */
     private readonly drift?: DriftCoordinator,
   ) {}
@@ -33,16 +32,13 @@ export class ApplyWorkResultUseCase {
   async execute(result: WorkResultMessage): Promise<'finished' | 'duplicate' | 'already-final'> {
     const outcome = await inTransaction(this.dataSource, async (m) => {
       if (!(await markProcessed(m, ENGINE_RESULTS_CONSUMER, result.message_id))) return 'duplicate' as const;
-      const action = await m
-        .getRepository(ActionEntity)
-        .createQueryBuilder('a')
-        .setLock('pessimistic_write')
-        .where('a.id = :id', { id: result.action_id })
-        .getOne();
+      const action = await lockAction(m, result.action_id);
       if (!action && this.drift && (await this.drift.onStepResult(m, result, new Date()))) return 'finished' as const;
       if (!action || ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(action.status)) return 'already-final' as const;
-      const decision = await m.getRepository(DecisionEntity).findOneByOrFail({ action_id: action.id });
-      const plan = decision.plan as unknown as EnginePlan;
+      // the plan alone: the decision's input (the whole snapshot) and trace are not needed here
+      const decided: Array<{ plan: EnginePlan }> = await m.query('SELECT plan FROM decisions WHERE action_id = $1', [action.id]);
+      if (!decided.length) throw new Error(`action ${action.id} has a work result but no decision`);
+      const plan = decided[0].plan;
       const now = new Date();
 
       const outputs: Record<string, unknown> = {};
@@ -61,7 +57,6 @@ export class ApplyWorkResultUseCase {
       await finishAction(m, action, { status: result.outcome, reason, plan, now, outputs, groups: result.groups });
       return 'finished' as const;
     });
-    if (outcome === 'finished') this.onOutboxWritten();
     this.logger.info('work result applied', { action_id: result.action_id, outcome: result.outcome, handled: outcome });
     return outcome;
   }

@@ -5,6 +5,7 @@ import { SCALE_OUT_ACTIONS, chooseFailedScaleOutCleanup, loadBindings, type Engi
 import { nextSeq } from '../repair/repair-runner';
 import { emitStep } from '../repair/step-orders';
 import { finishAction } from './finish-action';
+import { writeActionState } from '../actions/action-rows';
 
 export interface FailedScaleOutCleanupOptions {
   buildTimeoutSeconds: number;
@@ -94,7 +95,7 @@ export class FailedScaleOutCleanup {
     action.status_reason = `${result.reason} Deleting the ${failed.length} node(s) that failed, as ${choice.because}.`;
     action.lease_expires_at = new Date(now.getTime() + (this.options.buildTimeoutSeconds + this.options.leaseSeconds) * 1000);
     action.updated_at = now;
-    await m.getRepository(ActionEntity).save(action);
+    await writeActionState(m, action);
     return { kind: 'cleaning' };
   }
 

@@ -10,6 +10,8 @@ import {
   row,
 } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { writeActionState } from '../actions/action-rows';
 import type { EnginePlan } from '@trellis/decisions';
 
 export interface Finish {
@@ -30,11 +32,16 @@ const LEVEL = { INFO: 20, ERROR: 40 } as const;
  * notification in the outbox.
  */
 export async function finishAction(m: EntityManager, action: ActionEntity, f: Finish): Promise<void> {
-  // the target's name, read before a successful delete removes it
+  // Read before a successful delete removes them: the target's name and, for the cluster's status,
+  // its sizes and ACTIVE nodes (nothing below changes those unless the cluster itself goes).
   const isNode = action.action.startsWith('NODE_');
-  const target = isNode
-    ? await m.getRepository(NodeEntity).findOne({ where: { id: action.target }, select: { name: true } })
-    : await m.getRepository(ClusterEntity).findOne({ where: { id: action.target }, select: { name: true } });
+  const cluster = action.cluster_id ? await readClusterState(m, action.cluster_id) : null;
+  const targetName =
+    !isNode && cluster && action.target === action.cluster_id
+      ? cluster.name
+      : (isNode
+          ? await m.getRepository(NodeEntity).findOne({ where: { id: action.target }, select: { name: true } })
+          : await m.getRepository(ClusterEntity).findOne({ where: { id: action.target }, select: { name: true } }))?.name;
   if (f.status === 'SUCCEEDED') await applySuccess(m, action, f);
 
   action.status = f.status;
@@ -44,17 +51,17 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
   action.lease_owner = null;
   action.lease_expires_at = null;
   action.updated_at = f.now;
-  await m.getRepository(ActionEntity).save(action);
+  await writeActionState(m, action);
 
-  if (action.cluster_id && !(f.status === 'SUCCEEDED' && f.plan.delete_cluster)) {
-    await refreshClusterStatus(m, action.cluster_id, action.action, f.now);
+  if (cluster && !(f.status === 'SUCCEEDED' && f.plan.delete_cluster)) {
+    await writeClusterStatus(m, cluster, action.action, f.now);
   }
 
-  await m.getRepository(EventEntity).insert(row<EventEntity>({
+  const events = [row<EventEntity>({
     id: randomUUID(),
     timestamp: f.now,
     oid: action.target,
-    oname: target?.name ?? action.name,
+    oname: targetName ?? action.name,
     otype: isNode ? 'NODE' : 'CLUSTER',
     cluster_id: action.cluster_id,
     level: f.status === 'SUCCEEDED' ? LEVEL.INFO : LEVEL.ERROR,
@@ -64,8 +71,8 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     status: f.status === 'SUCCEEDED' ? 'end' : 'error',
     status_reason: f.reason,
     meta_data: { action_id: action.id },
-  }));
-  await nodeEvents(m, action, f);
+  }), ...(await nodeEvents(m, action, f))];
+  await m.getRepository(EventEntity).insert(events);
 
   const messageId = randomUUID();
   const finished: ActionFinishedMessage = {
@@ -125,46 +132,61 @@ export function resolveRefs<T>(value: T, groups: Record<string, string>): T {
   return JSON.parse(text) as T;
 }
 
+interface ClusterState {
+  id: string;
+  name: string;
+  min_size: number;
+  max_size: number;
+  desired_capacity: number;
+  /** created_at is still null: the cluster's first action is ending */
+  unborn: boolean;
+  active: number;
+}
+
+/** What Senlin's status rule needs of a cluster, with its ACTIVE nodes counted, in one query. */
+async function readClusterState(m: EntityManager, clusterId: string): Promise<ClusterState | null> {
+  const rows: ClusterState[] = await m.query(
+    `SELECT c.id, c.name, c.min_size, c.max_size, c.desired_capacity, c.created_at IS NULL AS unborn,
+            (SELECT count(*)::int FROM nodes n WHERE n.cluster_id = c.id AND n.status = 'ACTIVE') AS active
+       FROM clusters c WHERE c.id = $1`,
+    [clusterId],
+  );
+  return rows[0] ?? null;
+}
+
 /**
  * Senlin's status after a membership change: fewer ACTIVE nodes than min_size → ERROR; fewer than
  * desired_capacity → WARNING; within max_size (or no max) → ACTIVE; above it → WARNING.
  */
-export async function refreshClusterStatus(m: EntityManager, clusterId: string, actionName: string, now: Date) {
-  const cluster = await m.getRepository(ClusterEntity).findOneBy({ id: clusterId });
-  if (!cluster) return null;
-  const active = await m.getRepository(NodeEntity).countBy({ cluster_id: clusterId, status: 'ACTIVE' });
-  let status: string;
-  let reason: string;
-  if (active < cluster.min_size) {
-    status = 'ERROR';
-    reason = `${actionName}: number of active nodes is below min_size (${cluster.min_size}).`;
-  } else if (active < cluster.desired_capacity) {
-    status = 'WARNING';
-    reason = `${actionName}: number of active nodes is below desired_capacity (${cluster.desired_capacity}).`;
-  } else if (cluster.max_size < 0 || active <= cluster.max_size) {
-    status = 'ACTIVE';
-    reason = `${actionName}: number of active nodes is equal or above desired_capacity (${cluster.desired_capacity}).`;
-  } else {
-    status = 'WARNING';
-    reason = `${actionName}: number of active nodes is above max_size (${cluster.max_size}).`;
+export function clusterStatus(c: Omit<ClusterState, 'id' | 'name' | 'unborn'>, actionName: string): { status: string; reason: string } {
+  if (c.active < c.min_size) {
+    return { status: 'ERROR', reason: `${actionName}: number of active nodes is below min_size (${c.min_size}).` };
   }
+  if (c.active < c.desired_capacity) {
+    return { status: 'WARNING', reason: `${actionName}: number of active nodes is below desired_capacity (${c.desired_capacity}).` };
+  }
+  if (c.max_size < 0 || c.active <= c.max_size) {
+    return { status: 'ACTIVE', reason: `${actionName}: number of active nodes is equal or above desired_capacity (${c.desired_capacity}).` };
+  }
+  return { status: 'WARNING', reason: `${actionName}: number of active nodes is above max_size (${c.max_size}).` };
+}
+
+async function writeClusterStatus(m: EntityManager, cluster: ClusterState, actionName: string, now: Date): Promise<void> {
+  const { status, reason } = clusterStatus(cluster, actionName);
   await m.getRepository(ClusterEntity).update(
-    { id: clusterId },
-    { status, status_reason: reason, updated_at: now, ...(cluster.created_at ? {} : { created_at: now }) },
+    { id: cluster.id },
+    { status, status_reason: reason, updated_at: now, ...(cluster.unborn ? { created_at: now } : {}) },
   );
-  return cluster.name;
 }
 
 /** One NODE event per server the action created (Senlin's derived NODE_CREATE actions each left one). */
-async function nodeEvents(m: EntityManager, action: ActionEntity, f: Finish): Promise<void> {
-  if (action.action === 'NODE_CREATE' || !f.plan.create_nodes.length) return;
+async function nodeEvents(m: EntityManager, action: ActionEntity, f: Finish): Promise<QueryDeepPartialEntity<EventEntity>[]> {
+  if (action.action === 'NODE_CREATE' || !f.plan.create_nodes.length) return [];
   const nodes = await m.getRepository(NodeEntity).find({
     where: f.plan.create_nodes.map((n) => ({ id: n.node_id })),
     select: { id: true, name: true, status: true, status_reason: true },
   });
-  if (!nodes.length) return;
-  await m.getRepository(EventEntity).insert(
-    nodes.map((n) =>
+  return nodes.map((n) =>
       row<EventEntity>({
         id: randomUUID(),
         timestamp: f.now,
@@ -180,6 +202,5 @@ async function nodeEvents(m: EntityManager, action: ActionEntity, f: Finish): Pr
         status_reason: n.status_reason,
         meta_data: { action_id: action.id },
       }),
-    ),
   );
 }

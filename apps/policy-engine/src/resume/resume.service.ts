@@ -13,7 +13,7 @@ export class ResumeService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: Logger,
-    private readonly options: { leaseSeconds: number; intervalSeconds: number; onOutboxWritten: () => void },
+    private readonly options: { leaseSeconds: number; intervalSeconds: number },
   ) {}
 
   async start(): Promise<void> {
@@ -31,7 +31,6 @@ export class ResumeService {
     try {
       const resumed = await replayStuckActions(this.dataSource, { olderThanSeconds: this.options.leaseSeconds }, 'resume');
       if (resumed.length) {
-        this.options.onOutboxWritten();
         this.logger.info('resumed actions whose lease expired', {
           count: resumed.length,
           actions: resumed.map((a) => ({ id: a.id, why: a.why })),

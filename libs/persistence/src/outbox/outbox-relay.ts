@@ -3,6 +3,7 @@ import { createLogger, errorMessage, type Logger } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import { requirePositiveInt, requirePositiveNumber } from '../guards';
 import { purgePublishedOutbox, toOutgoingMessage, type OutboxRow } from './outbox';
+import { registerHandoff, type HandoffTarget } from './handoff';
 import { changedRows } from '../sql';
 
 export interface OutboxRelayOptions {
@@ -24,12 +25,28 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
   /** how often published rows older than retentionMs are deleted (default 60 s) */
   cleanupIntervalMs?: number;
+  /**
+   * How long a row written in this process stays reserved for this relay (default 15 s): it is
+   * handed over when its transaction commits and published at once; polling relays take it only
+   * if it is still unpublished this long after it was written (this process died, or publishing failed).
+   */
+  handoffLeaseMs?: number;
+  /**
+   * How long published handed-over rows wait to be marked published together (default 50 ms): under
+   * load one UPDATE (one commit) then marks the messages of many transactions. Publishing does not
+   * wait for it; a process that dies in between leaves those rows to be published again after their lease.
+   */
+  markDelayMs?: number;
 }
 
 const COLUMNS = 'id, exchange, routing_key, message_id, type, correlation_id, payload, headers, attempts';
 
 /**
- * Publishes outbox rows on the bus. Each round claims a batch of unpublished rows in one short
+ * Publishes outbox rows on the bus, in two ways. Rows written in this process (`addToOutbox` on the
+ * relay's data source) are handed over when their transaction commits (./handoff.ts) and published
+ * at once, in the order they were written; one UPDATE then marks every row of the batch published.
+ * That is the path every message takes while the process lives: one statement per batch, no
+ * polling. Everything else is found by polling: each round claims a batch of unpublished rows in one short
  * statement (`FOR UPDATE SKIP LOCKED` plus a `claimed_until` lease, so concurrent relays take
  * different rows and a dead relay's rows come back when its lease ends), publishes them one by one
  * in id order with no transaction open, then marks all that were confirmed with one UPDATE.
@@ -49,7 +66,17 @@ export class OutboxRelay {
   private readonly retryMaxMs: number;
   private readonly retentionMs: number;
   private readonly cleanupIntervalMs: number;
+  private readonly handoffLeaseMs: number;
   private readonly logger: Logger;
+  private readonly handoff: HandoffTarget;
+  private unregister: (() => void) | null = null;
+  /** committed rows handed over by this process's transactions, oldest first */
+  private handed: OutboxRow[] = [];
+  private nextPollAt = 0;
+  private readonly markDelayMs: number;
+  /** ids of handed-over rows published and not yet marked, and when they must be */
+  private toMark: string[] = [];
+  private markDueAt = Infinity;
 
   private running = false;
   private loop: Promise<void> | null = null;
@@ -74,26 +101,68 @@ export class OutboxRelay {
     }
     this.cleanupIntervalMs = requirePositiveNumber('OutboxRelay cleanupIntervalMs', options.cleanupIntervalMs ?? 60_000);
     this.logger = options.logger ?? createLogger('outbox-relay');
+    this.handoffLeaseMs = requirePositiveNumber('OutboxRelay handoffLeaseMs', options.handoffLeaseMs ?? 15_000);
+    this.markDelayMs = options.markDelayMs ?? 50;
+    if (!Number.isFinite(this.markDelayMs) || this.markDelayMs < 0 || this.markDelayMs >= this.handoffLeaseMs / 2) {
+      throw new Error(`OutboxRelay markDelayMs must be at least 0 and well below handoffLeaseMs, got ${this.markDelayMs}`);
+    }
+    const relay = this;
+    this.handoff = {
+      handoffLeaseSeconds: this.handoffLeaseMs / 1000,
+      handOff: (rows) => relay.take(rows),
+    };
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
     this.kicked = false;
+    this.nextPollAt = 0;
+    this.unregister = registerHandoff(this.dataSource, this.handoff);
     this.loop = this.run();
   }
 
-  /** Stops polling and resolves once the round in flight (publishing and marking) has finished. */
+  /**
+   * Stops polling and resolves once the round in flight (publishing and marking) has finished and
+   * the rows handed over by then are published (or left to their lease, should publishing fail).
+   */
   async stop(): Promise<void> {
+    this.unregister?.();
+    this.unregister = null;
     this.running = false;
     this.wake?.();
     await this.loop;
     this.loop = null;
+    while (this.handed.length > 0 && Date.now() >= this.pausedUntil) {
+      try {
+        await this.publishHanded();
+      } catch (e) {
+        this.logger.warn('outbox relay could not publish every handed-over row before stopping; their lease will run out', {
+          rows: this.handed.length,
+          error: errorMessage(e),
+        });
+        break;
+      }
+    }
+    this.handed = [];
+    await this.markPublished().catch((e) =>
+      this.logger.warn('outbox relay could not mark published rows before stopping; they will be published again', { error: errorMessage(e) }),
+    );
   }
 
-  /** Look at the outbox now rather than at the next poll: call it after committing outbox rows. */
+  /**
+   * Look at the outbox now rather than at the next poll. Rows this process writes through
+   * `addToOutbox` need no kick (they are handed over on commit); this is for rows written otherwise,
+   * or claims that ran out.
+   */
   kick(): void {
     this.kicked = true;
+    this.wake?.();
+  }
+
+  private take(rows: OutboxRow[]): void {
+    if (!this.running) return; // stopped: the rows' lease runs out and polling publishes them
+    for (const row of rows) this.handed.push(row);
     this.wake?.();
   }
 
@@ -102,7 +171,16 @@ export class OutboxRelay {
       let more = false;
       try {
         await this.cleanupIfDue();
-        more = await this.round();
+        if (this.toMark.length > 0 && (Date.now() >= this.markDueAt || this.toMark.length >= this.batchSize)) {
+          await this.markPublished();
+        }
+        if (this.handed.length > 0) {
+          more = await this.publishHanded();
+        } else if (this.kicked || Date.now() >= this.nextPollAt) {
+          this.kicked = false;
+          this.nextPollAt = Date.now() + this.pollIntervalMs;
+          more = await this.round();
+        }
       } catch (e) {
         this.logger.warn('outbox relay round failed', { error: errorMessage(e) });
       }
@@ -110,10 +188,62 @@ export class OutboxRelay {
       const pause = this.pausedUntil - Date.now();
       if (pause > 0) {
         await this.sleep(pause, false);
-      } else if (!more && !this.kicked) {
-        await this.sleep(this.pollIntervalMs, true);
+      } else if (!more && !this.kicked && this.handed.length === 0) {
+        await this.sleep(Math.max(0, Math.min(this.nextPollAt, this.markDueAt) - Date.now()), true);
       }
-      this.kicked = false;
+    }
+  }
+
+  /**
+   * Publishes the rows handed over (a batch of them, in order); they are marked published together
+   * (markPublished) within markDelayMs. A failed publish ends the batch: the failed row waits with
+   * backoff like a polled one, and every row after it is released to polling, which keeps them in id
+   * order behind it. True when more handed-over rows are waiting.
+   */
+  private async publishHanded(): Promise<boolean> {
+    const batch = this.handed.splice(0, this.batchSize);
+    const published: string[] = [];
+    let failed: { row: OutboxRow; error: unknown } | null = null;
+    for (const row of batch) {
+      try {
+        await this.publish(toOutgoingMessage(row));
+        published.push(row.id);
+      } catch (error) {
+        failed = { row, error };
+        break;
+      }
+    }
+    if (published.length > 0) {
+      if (this.toMark.length === 0) this.markDueAt = Date.now() + this.markDelayMs;
+      for (const id of published) this.toMark.push(id);
+    }
+    if (failed) {
+      await this.markPublished();
+      const rest = [...batch.slice(published.length + 1), ...this.handed.splice(0)].map((r) => r.id);
+      await this.recordFailure(failed.row, failed.error);
+      if (rest.length > 0) {
+        await this.dataSource.query(
+          `UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`,
+          [rest],
+        );
+      }
+    }
+    return this.handed.length > 0;
+  }
+
+  /** Marks the handed-over rows published so far, with one statement. */
+  private async markPublished(): Promise<void> {
+    if (this.toMark.length === 0) return;
+    const ids = this.toMark;
+    this.toMark = [];
+    this.markDueAt = Infinity;
+    try {
+      await this.dataSource.query(`UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::bigint[])`, [ids]);
+    } catch (e) {
+      // try again with the next ones; until then their lease keeps polling relays off them
+      this.toMark = ids.concat(this.toMark);
+      this.markDueAt = Date.now() + this.markDelayMs;
+      throw e;
     }
   }
 
@@ -192,6 +322,8 @@ export class OutboxRelay {
       [row.id, message, delayMs / 1000],
     );
     this.pausedUntil = Date.now() + delayMs;
+    // after the pause, poll for the failed row and the rows behind it (released to polling)
+    this.kicked = true;
     this.logger.warn('outbox publish failed; will retry', {
       outbox_id: row.id,
       message_id: row.message_id,

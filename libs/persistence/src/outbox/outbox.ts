@@ -3,6 +3,7 @@ import { badRequest } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import { optionalText, requireText, requireUuid } from '../guards';
 import { changedCount } from '../sql';
+import { handoffTarget, noteWritten } from './handoff';
 
 /** What `outboxStats` reports, for health checks and replay summaries. */
 export interface OutboxStats {
@@ -32,6 +33,9 @@ export interface OutboxRow {
  * Writes `message` to the outbox in the caller's transaction, so it is published if and only if that
  * transaction commits. Returns false (and writes nothing) when a message with the same id is already
  * in the outbox: a handler that runs again for the same input must not announce it twice.
+ *
+ * When an outbox relay runs in this process for the same database, the row is handed to it once the
+ * transaction commits (./handoff.ts): published at once, with no polling and no claiming statement.
  */
 export async function addToOutbox(manager: EntityManager, message: OutgoingMessage): Promise<boolean> {
   if (message === null || typeof message !== 'object') throw badRequest('message must be an object');
@@ -42,14 +46,30 @@ export async function addToOutbox(manager: EntityManager, message: OutgoingMessa
   const type = optionalText('message.type', message.type, 128);
   const headers = checkHeaders(message.headers);
   const payload = toJson(message.body);
-  const rows: unknown[] = await manager.query(
-    `INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now())
+  const target = handoffTarget(manager);
+  const rows: { id: string }[] = await manager.query(
+    `INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at, claimed_until)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now(), now() + make_interval(secs => $8))
      ON CONFLICT (message_id) DO NOTHING
      RETURNING id`,
-    [exchange, routingKey, messageId, type, correlationId, payload, JSON.stringify(headers)],
+    [exchange, routingKey, messageId, type, correlationId, payload, JSON.stringify(headers), target ? target.handoffLeaseSeconds : null],
   );
-  return rows.length === 1;
+  if (rows.length !== 1) return false;
+  if (target) {
+    noteWritten(manager, target, {
+      id: String(rows[0].id),
+      exchange,
+      routing_key: routingKey,
+      message_id: messageId,
+      type,
+      correlation_id: correlationId,
+      // what the row holds, not the caller's object (which it may change after this call)
+      payload: JSON.parse(payload),
+      headers,
+      attempts: 0,
+    });
+  }
+  return true;
 }
 
 /** The message a claimed row stands for, as the bus publishes it. */

@@ -1,6 +1,7 @@
 import { clonePlain, withKeys } from '../framework/plain-data';
 import { HookContext, Policy, PolicyType } from '../framework/policy';
 import { parseResizeParams } from '../resize/resize';
+import { zoneIndexFor } from '../resize/zone-index';
 import { AllowedValues, Schema, pyInt } from '../schema/schema';
 import { DELETION_CRITERIA, DeletionCriteria, pickVictims, pickVictimsByZone } from './plan';
 
@@ -103,7 +104,7 @@ export class DeletionPolicy extends Policy<DeletionProperties> {
 
     const criteria = this.properties.criteria;
     if (zones && Object.keys(zones).length > 0) {
-      return this.update(ctx, pickVictimsByZone(cluster.nodes, zones, criteria, ctx.random));
+      return this.update(ctx, pickVictimsByZone(cluster.nodes, zones, criteria, ctx.random, zoneIndexFor(ctx.zones, cluster.nodes)));
     }
     count = Math.max(0, Math.min(count, cluster.nodes.length));
     return this.update(ctx, pickVictims(cluster.nodes, count, criteria, ctx.random));

@@ -1,6 +1,7 @@
 import { RandomSource } from '../framework/random';
 import { NodeSnapshot } from '../framework/types';
 import { nodesByAge, nodesByProfileAge, nodesByRandom, nodesInZones } from '../resize/victims';
+import { ZoneIndex } from '../resize/zone-index';
 
 export const DELETION_CRITERIA = ['OLDEST_FIRST', 'OLDEST_PROFILE_FIRST', 'YOUNGEST_FIRST', 'RANDOM'] as const;
 export type DeletionCriteria = (typeof DELETION_CRITERIA)[number];
@@ -28,9 +29,11 @@ export function pickVictimsByZone(
   zones: Record<string, unknown>,
   criteria: DeletionCriteria,
   random: RandomSource,
+  /** the decision's zone index for these nodes, if any: the same lists without reading every node */
+  index: ZoneIndex | null = null,
 ): string[] {
   const names = Object.keys(zones).sort();
-  const byZone = nodesInZones(nodes, names);
+  const byZone = index?.nodesIn(names) ?? nodesInZones(nodes, names);
   const victims: string[] = [];
   for (const zone of names) {
     const count = Number(zones[zone]);

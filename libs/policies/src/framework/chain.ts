@@ -1,3 +1,4 @@
+import { DecisionIndex } from '../resize/zone-index';
 import { CloudView } from './cloud';
 import { HookContext, Policy } from './policy';
 import { RandomSource } from './random';
@@ -31,6 +32,8 @@ export interface ChainContext {
   random: RandomSource;
   now: number;
   maxNodesPerCluster: number;
+  /** handed to every hook (HookContext.zones) */
+  zones?: DecisionIndex;
 }
 
 export interface ChainResult {
@@ -94,6 +97,7 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
       now: ctx.now,
       maxNodesPerCluster: ctx.maxNodesPerCluster,
       setLastOp: (last_op) => updates.push({ binding_id: binding.id, last_op }),
+      zones: ctx.zones,
     };
     let note: string | void = undefined;
     try {

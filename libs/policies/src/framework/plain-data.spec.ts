@@ -20,6 +20,13 @@ describe('withKeys', () => {
     );
   });
 
+  it('keeps an own __proto__ key of the additions as data too (found by the property above)', () => {
+    const additions = JSON.parse('{"__proto__": false}') as object;
+    const out = withKeys('', additions);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(shape(out)).toEqual(shape({ ...additions }));
+  });
+
   it('keeps an own __proto__ key as data, as the spread does, instead of setting the prototype', () => {
     const base = JSON.parse('{"__proto__": {"polluted": true}, "count": 1}') as object;
     const out = withKeys(base, { zones: { az1: 1 } });

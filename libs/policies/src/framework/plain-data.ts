@@ -9,10 +9,12 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * `{ ...base, ...additions }`. V8 11 (Node 20) takes a slow path when an object literal adds keys
  * after a spread, about 1 µs per added key: a decision's trace and `action.data` updates did that
  * several times. Object.assign onto a fresh object copies the same own enumerable keys in the same
- * order, except that it would set the prototype for an own `__proto__` key, so that case keeps the spread.
+ * order, except that it would set the prototype for an own `__proto__` key (of either), so that case keeps the spread.
  */
 export function withKeys<A extends object>(base: unknown, additions: A): Record<string, unknown> & A {
-  if (base !== null && base !== undefined && hasOwn.call(base, '__proto__')) return { ...(base as object), ...additions } as Record<string, unknown> & A;
+  if ((base !== null && base !== undefined && hasOwn.call(base, '__proto__')) || hasOwn.call(additions, '__proto__')) {
+    return { ...(base as object), ...additions } as Record<string, unknown> & A;
+  }
   return Object.assign({}, base, additions) as Record<string, unknown> & A;
 }
 

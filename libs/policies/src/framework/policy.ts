@@ -1,3 +1,4 @@
+import { DecisionIndex } from '../resize/zone-index';
 import { SchemaMap } from '../schema/schema';
 import { PolicySpec } from '../schema/spec';
 import { CloudView } from './cloud';
@@ -76,6 +77,11 @@ export interface HookContext {
   maxNodesPerCluster: number;
   /** records a new binding `last_op` (the scaling policy's post_op) */
   setLastOp(timestamp: string): void;
+  /**
+   * The nodes' zones read once for the whole decision (evaluate() sets it when only built-in
+   * policies run, which treat the snapshot as read-only); absent, a hook reads the nodes itself.
+   */
+  zones?: DecisionIndex;
 }
 
 /** Thrown by validate for a spec that is well-formed but unacceptable: HTTP 400 InvalidSpec. */

@@ -3,6 +3,7 @@ import { RandomSource } from '../framework/random';
 import { ActionData, ClusterSnapshot, PolicyAction } from '../framework/types';
 import { checkSizeParams, parseResizeParams, readResizeParams } from '../resize/resize';
 import { nodeZone, nodesByAge, nodesByRandom, nodesInZones } from '../resize/victims';
+import { DecisionIndex, ZoneIndex, zoneIndexFor } from '../resize/zone-index';
 import { pyStr } from '../schema/py-format';
 import { pyInt } from '../schema/schema';
 import { positiveInt } from '../scaling/plan';
@@ -47,6 +48,8 @@ export interface PlanInput {
   reason: string;
   random: RandomSource;
   maxNodesPerCluster: number;
+  /** the decision's zone index (see HookContext.zones) */
+  zones?: DecisionIndex;
 }
 
 const NODE_ACTIONS = new Set(['NODE_CREATE', 'NODE_DELETE', 'NODE_UPDATE']);
@@ -74,6 +77,7 @@ export function buildEnginePlan(input: PlanInput): EnginePlan {
     return plan;
   }
   const current = cluster.nodes.length;
+  const index = () => zoneIndexFor(input.zones, cluster.nodes);
   const strictCheck = (desired: number) => checkSizeParams(cluster, desired, null, null, true, input.maxNodesPerCluster);
 
   switch (action.action) {
@@ -109,7 +113,7 @@ export function buildEnginePlan(input: PlanInput): EnginePlan {
       if (error) return fail(plan, error);
       plan.desired_capacity = current - count;
       applyDeletionFlags(plan, deletion);
-      plan.delete = toDeletes(cluster, candidates.length > 0 ? candidates : chooseVictims(cluster, deletion, count, input.random));
+      plan.delete = toDeletes(cluster, candidates.length > 0 ? candidates : chooseVictims(cluster, deletion, count, input.random, index()), index());
       return plan;
     }
     case 'CLUSTER_RESIZE': {
@@ -126,7 +130,7 @@ export function buildEnginePlan(input: PlanInput): EnginePlan {
         const candidates = stringList(deletion.candidates);
         plan.desired_capacity = current - count;
         applyDeletionFlags(plan, deletion);
-        plan.delete = toDeletes(cluster, candidates.length > 0 ? candidates : chooseVictims(cluster, deletion, count, input.random));
+        plan.delete = toDeletes(cluster, candidates.length > 0 ? candidates : chooseVictims(cluster, deletion, count, input.random, index()), index());
         return plan;
       }
       const count = nonNegativeInt(asRecord(data.creation)?.count) ?? 0;
@@ -196,11 +200,17 @@ function applyDeletionFlags(plan: EnginePlan, deletion: Record<string, unknown> 
  * Decision 2 without a deletion policy: per zone of `deletion.zones` (sorted by name), error and
  * never-created nodes first, then the youngest. No zone plan: Senlin's random pick (seeded).
  */
-function chooseVictims(cluster: ClusterSnapshot, deletion: Record<string, unknown> | undefined, count: number, random: RandomSource): string[] {
+function chooseVictims(
+  cluster: ClusterSnapshot,
+  deletion: Record<string, unknown> | undefined,
+  count: number,
+  random: RandomSource,
+  index: ZoneIndex | null,
+): string[] {
   const zones = asRecord(deletion?.zones);
   if (!zones || Object.keys(zones).length === 0) return nodesByRandom(cluster.nodes, count, random);
   const names = Object.keys(zones).sort();
-  const byZone = nodesInZones(cluster.nodes, names);
+  const byZone = index?.nodesIn(names) ?? nodesInZones(cluster.nodes, names);
   const victims: string[] = [];
   for (const zone of names) {
     const n = nonNegativeInt(zones[zone]) ?? 0;
@@ -209,16 +219,36 @@ function chooseVictims(cluster: ClusterSnapshot, deletion: Record<string, unknow
   return victims;
 }
 
-function toDeletes(cluster: ClusterSnapshot, ids: readonly string[]): PlannedDelete[] {
+function toDeletes(cluster: ClusterSnapshot, ids: readonly string[], index: ZoneIndex | null = null): PlannedDelete[] {
   const zones = new Map<string, string | null>();
   const nodes = cluster.nodes;
   const matches = idMatcher(ids);
-  // the last node with an id gives its zone, as a pass that overwrote did
-  for (let i = 0; i < nodes.length; i++) {
-    const node = nodes[i];
-    if (matches(node.id)) zones.set(node.id, nodeZone(node) ?? null);
+  if (index) {
+    // The last node with an id gives its zone. Read from the end, an id's first match is that node,
+    // and the pass can stop once every id is found: victims chosen from this cluster all are, and
+    // the youngest (the engine's choice) are near the end.
+    let missing = ids.length <= 8 ? distinctCount(ids) : new Set(ids).size;
+    for (let i = nodes.length - 1; i >= 0 && missing > 0; i--) {
+      const id = nodes[i].id;
+      if (matches(id) && !zones.has(id)) {
+        zones.set(id, index.zoneOf(i) ?? null);
+        missing--;
+      }
+    }
+  } else {
+    // the last node with an id gives its zone, as a pass that overwrote did
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i];
+      if (matches(node.id)) zones.set(node.id, nodeZone(node) ?? null);
+    }
   }
   return ids.map((id) => ({ node_id: id, zone: zones.get(id) ?? null }));
+}
+
+function distinctCount(ids: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < ids.length; i++) if (ids.indexOf(ids[i]) === i) n++;
+  return n;
 }
 
 /**

@@ -35,6 +35,8 @@ export function specTypeName(spec: unknown): string {
 
 /** Checks the envelope keys (type, version, description, properties; nothing else). */
 export function normaliseEnvelope(spec: Record<string, unknown>): PolicySpec {
+  const plain = plainEnvelope(spec);
+  if (plain) return plain;
   const withVersion = { ...spec, version: formatSpecVersion(spec.version) };
   const resolved = resolveSpec(ENVELOPE_SCHEMA, withVersion, '');
   const properties = spec.properties;
@@ -49,4 +51,27 @@ export function normaliseEnvelope(spec: Record<string, unknown>): PolicySpec {
 /** Resolves `properties` against a policy type's schema; errors name `properties.<path>`. */
 export function resolveProperties(schema: SchemaMap, properties: Record<string, unknown>): Record<string, unknown> {
   return resolveSpec(schema, properties, 'properties');
+}
+
+const ENVELOPE_KEYS = ['type', 'version', 'description', 'properties'];
+
+/**
+ * The envelope as every stored spec has it (string type and version, an object of properties, a
+ * string description or none), read without the schema walk, which copied the spec and its
+ * properties to check four keys: spec resolution runs for every policy of every decision. Null for
+ * anything else, which the walk resolves or refuses with Senlin's message, as before.
+ */
+function plainEnvelope(spec: Record<string, unknown>): PolicySpec | null {
+  let seen = 0;
+  for (const key of Object.keys(spec)) {
+    const at = ENVELOPE_KEYS.indexOf(key);
+    if (at < 0) return null;
+    seen |= 1 << at;
+  }
+  // type, version and properties are required (own enumerable keys, as the walk's spread copies them)
+  if ((seen & 0b1011) !== 0b1011) return null;
+  const { type, version, description, properties } = spec;
+  if (typeof type !== 'string' || typeof version !== 'string' || !isPlainObject(properties)) return null;
+  if (seen & 0b0100 && typeof description !== 'string') return null;
+  return { type, version, description: seen & 0b0100 ? (description as string) : '', properties };
 }

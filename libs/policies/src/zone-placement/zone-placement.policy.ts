@@ -2,6 +2,7 @@ import { AttachContext, AttachResult, HookContext, InvalidSpecError, Policy, Pol
 import { withKeys } from '../framework/plain-data';
 import { PolicyAction } from '../framework/types';
 import { parseResizeParams } from '../resize/resize';
+import { zoneIndexFor } from '../resize/zone-index';
 import { pyRepr } from '../schema/py-format';
 import { Schema, pyInt } from '../schema/schema';
 import { WeightedZone, createZonePlan, zoneDistribution } from './plan';
@@ -124,7 +125,10 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
       return;
     }
     const usable = good.length === zones.length ? zones : zones.filter((z) => good.includes(z.name));
-    const current = zoneDistribution(cluster.nodes, good);
+    // A scale-in goes on to choose victims per zone and to map them to zones: the decision's zone
+    // index reads every node's zone once for all three. A scale-out only needs the counts.
+    const index = expand ? null : zoneIndexFor(ctx.zones, cluster.nodes);
+    const current = index?.counts(good) ?? zoneDistribution(cluster.nodes, good);
     const plan = createZonePlan(current, usable, count, expand);
     if (!plan || Object.keys(plan).length === 0) {
       data.status = 'ERROR';

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '@trellis/persistence';
+import { openTestDatabase } from '@trellis/testing/database';
+import { FakeNova, insertNode, serverFor, workOrder, workerOn } from '../testing/worker-fixtures';
+
+describe('BuildPoller', () => {
+  let db: Database;
+  let nova: FakeNova;
+  let w: ReturnType<typeof workerOn>;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  });
+  afterAll(() => db.close());
+  beforeEach(async () => {
+    // each test sees only its own nodes in CREATING or DELETING
+    await db.dataSource.query(`DELETE FROM nodes`);
+    nova = new FakeNova();
+    w = workerOn(db, nova);
+  });
+
+  /** an order creating one server per node, applied: the nodes are CREATING */
+  async function building(nodes: number) {
+    const actionId = randomUUID();
+    const rows = [];
+    for (let i = 0; i < nodes; i++) rows.push(await insertNode(db, { action_id: actionId }));
+    await w.apply.execute(workOrder(actionId, { create_servers: rows.map((n) => serverFor(n)) }));
+    return { actionId, nodes: rows };
+  }
+
+  it('records a server that became ACTIVE with its zone and host, and reports the order SUCCEEDED', async () => {
+    const { actionId, nodes } = await building(1);
+    const server = nova.activate(nodes[0].id, 'az-real', 'compute-7');
+
+    expect(await w.poller.tick()).toBe(1);
+
+    const row = await w.node(nodes[0].id);
+    expect(row).toMatchObject({
+      status: 'ACTIVE',
+      status_reason: 'Creation succeeded',
+      lease_owner: null,
+      lease_expires_at: null,
+      data: { placement: { zone: 'az-real', host: 'compute-7' }, kept: 'by the worker' },
+    });
+    expect(row!.created_at).toBeInstanceOf(Date);
+    expect((await w.order(actionId)).status).toBe('DONE');
+    const reports = await w.results(actionId);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({
+      outcome: 'SUCCEEDED',
+      reason: 'All servers reached their final state.',
+      nodes: [{ node_id: nodes[0].id, status: 'ACTIVE', physical_id: server.id, zone: 'az-real', host: 'compute-7', reason: null }],
+    });
+  });
+
+  it('hands a server still building back, due again after one poll interval, and reports nothing', async () => {
+    const { actionId, nodes } = await building(1);
+    const now = new Date();
+
+    expect(await w.poller.tick(now)).toBe(1);
+
+    const row = await w.node(nodes[0].id);
+    expect(row).toMatchObject({ status: 'CREATING', lease_owner: null });
+    expect(row!.lease_expires_at!.getTime()).toBeGreaterThanOrEqual(now.getTime() + 1000);
+    expect(await w.poller.tick(now)).toBe(0);
+    expect(await w.results(actionId)).toEqual([]);
+  });
+
+  it('leaves a node leased to another worker alone until the lease has expired', async () => {
+    const { nodes } = await building(1);
+    const until = new Date(Date.now() + 60_000);
+    await db.dataSource.query(`UPDATE nodes SET lease_owner = 'worker-other', lease_expires_at = $2 WHERE id = $1`, [nodes[0].id, until]);
+
+    expect(await w.poller.tick()).toBe(0);
+    expect(await w.poller.tick(new Date(until.getTime() + 1))).toBe(1);
+  });
+
+  it('reports an order of two servers once, when the second is final too', async () => {
+    const { actionId, nodes } = await building(2);
+    nova.activate(nodes[0].id, 'az1', 'compute-1');
+    const now = Date.now();
+
+    expect(await w.poller.tick(new Date(now))).toBe(2);
+    expect(await w.node(nodes[0].id)).toMatchObject({ status: 'ACTIVE' });
+    expect(await w.results(actionId)).toEqual([]);
+
+    const second = [...nova.servers.values()].find((s) => s.metadata.trellis_node === nodes[1].id)!;
+    Object.assign(second, { status: 'ERROR', fault: { code: 500, message: 'No valid host was found.' } });
+    expect(await w.poller.tick(new Date(now + 2000))).toBe(1);
+
+    const [report, ...more] = await w.results(actionId);
+    expect(more).toEqual([]);
+    const reason = `Failed in creating server ${second.id} for node ${nodes[1].name}: No valid host was found.`;
+    expect(report).toMatchObject({ outcome: 'FAILED', reason });
+    expect(report.nodes).toEqual([
+      expect.objectContaining({ node_id: nodes[0].id, status: 'ACTIVE', zone: 'az1', host: 'compute-1' }),
+      expect.objectContaining({ node_id: nodes[1].id, status: 'ERROR', physical_id: second.id, reason }),
+    ]);
+  });
+
+  it('gives up a build past its deadline', async () => {
+    const { actionId, nodes } = await building(1);
+    await db.dataSource.query(`UPDATE nodes SET build_deadline = now() - interval '1 second' WHERE id = $1`, [nodes[0].id]);
+
+    expect(await w.poller.tick()).toBe(1);
+
+    expect((await w.node(nodes[0].id))!.status_reason).toMatch(/did not become ACTIVE before the build timeout \(still BUILD\)\.$/);
+    expect(await w.results(actionId)).toMatchObject([{ outcome: 'FAILED' }]);
+  });
+
+  it('removes the node of a deleted server and reports DELETED beside a node that left the cluster', async () => {
+    const actionId = randomUUID();
+    const doomed = await insertNode(db, { status: 'ACTIVE', physical_id: 'server-doomed', action_id: actionId });
+    const kept = await insertNode(db, { status: 'ACTIVE', physical_id: 'server-kept', action_id: actionId });
+    await w.apply.execute(
+      workOrder(actionId, {
+        kind: 'delete',
+        delete_servers: [
+          { node_id: doomed.id, physical_id: 'server-doomed', destroy: true },
+          { node_id: kept.id, physical_id: 'server-kept', destroy: false },
+        ],
+      }),
+    );
+
+    expect(await w.poller.tick()).toBe(1);
+
+    expect(await w.node(doomed.id)).toBeNull();
+    expect(await w.results(actionId)).toMatchObject([
+      {
+        outcome: 'SUCCEEDED',
+        nodes: [
+          { node_id: doomed.id, status: 'DELETED', physical_id: 'server-doomed' },
+          { node_id: kept.id, status: 'LEFT', physical_id: 'server-kept' },
+        ],
+      },
+    ]);
+  });
+});

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '@trellis/persistence';
+import { openTestDatabase } from '@trellis/testing/database';
+import { FakeNova, insertNode, serverFor, workOrder, workerOn } from '../testing/worker-fixtures';
+
+describe('ApplyWorkOrderUseCase', () => {
+  let db: Database;
+  let nova: FakeNova;
+  let w: ReturnType<typeof workerOn>;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  });
+  afterAll(() => db.close());
+  beforeEach(() => {
+    nova = new FakeNova();
+    w = workerOn(db, nova);
+  });
+
+  it('records a created server as CREATING until its deadline, keeps the node data and adds the group id to its placement', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(actionId, {
+      create_groups: [{ ref: 'ref:g', name: 'web-group', policy: 'anti-affinity' }],
+      create_servers: [serverFor(node, { zone: 'az1', servergroup: 'ref:g' })],
+    });
+    const before = Date.now();
+
+    const result = await w.apply.execute(order);
+
+    expect(result).toEqual({ applied: true, created: 1, reused: 0, failed: 0, deleting: 0 });
+    const stored = await w.order(actionId);
+    expect(stored.status).toBe('BUILDING');
+    const groupId = stored.groups['ref:g'];
+    expect(groupId).toEqual(expect.any(String));
+    const row = await w.node(node.id);
+    expect(row).toMatchObject({
+      status: 'CREATING',
+      status_reason: 'Creation in progress',
+      physical_id: [...nova.servers.keys()][0],
+      lease_owner: null,
+      lease_expires_at: null,
+      data: { placement: { zone: 'az1', servergroup: groupId }, kept: 'by the worker' },
+    });
+    expect(row!.build_deadline!.getTime()).toBeGreaterThanOrEqual(before + 600_000);
+    expect(await w.results(actionId)).toEqual([]);
+  });
+
+  it('records a server Nova refused as ERROR and reports the order FAILED at once', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId, data: {} });
+    nova.refuseCreates = 'Invalid flavorRef provided.';
+
+    const result = await w.apply.execute(workOrder(actionId, { create_servers: [serverFor(node)] }));
+
+    expect(result).toMatchObject({ applied: true, created: 0, failed: 1 });
+    const row = await w.node(node.id);
+    expect(row).toMatchObject({ status: 'ERROR', physical_id: null, data: { placement: {} } });
+    expect(row!.status_reason).toMatch(/^Nova refused to create the server for node .*Invalid flavorRef provided\./);
+    expect((await w.order(actionId)).status).toBe('DONE');
+    const [report, ...more] = await w.results(actionId);
+    expect(more).toEqual([]);
+    expect(report).toMatchObject({ outcome: 'FAILED', reason: row!.status_reason });
+    expect(report.nodes).toEqual([
+      { node_id: node.id, status: 'ERROR', physical_id: null, zone: null, host: null, reason: row!.status_reason },
+    ]);
+  });
+
+  it('fails the order, writing nothing, when a node of it is not in the database', async () => {
+    const actionId = randomUUID();
+    const ghost = await insertNode(db);
+    await db.dataSource.query('DELETE FROM nodes WHERE id = $1', [ghost.id]);
+
+    await expect(w.apply.execute(workOrder(actionId, { create_servers: [serverFor(ghost)] }))).rejects.toThrow(
+      `node ${ghost.id} of the work order is not in the database`,
+    );
+    expect((await w.order(actionId)).status).toBe('APPLYING');
+  });
+
+  it('acknowledges a second delivery of an order being built without touching Nova', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(actionId, { create_servers: [serverFor(node)] });
+    await w.apply.execute(order);
+
+    const again = await w.apply.execute({ ...order, message_id: randomUUID() }, { redelivered: true });
+
+    expect(again.applied).toBe(false);
+    expect(nova.created).toHaveLength(1);
+    expect(await w.results(actionId)).toEqual([]);
+  });
+
+  it('takes over a redelivered order left APPLYING and reuses the server it finds by the node tag', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(actionId, { create_servers: [serverFor(node)] });
+    // the previous worker made the server and died before recording it
+    await db.dataSource.query(
+      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at)
+       VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now())`,
+      [actionId, JSON.stringify(order)],
+    );
+    const { id: serverId } = await nova.createServer({
+      name: node.name,
+      imageRef: 'cirros',
+      flavorRef: 'm1.tiny',
+      networks: 'none',
+      metadata: { trellis_node: node.id, trellis_action: actionId },
+    });
+
+    const notRedelivered = await w.apply.execute(order);
+    expect(notRedelivered.applied).toBe(false);
+    const result = await w.apply.execute(order, { redelivered: true });
+
+    expect(result).toEqual({ applied: true, created: 0, reused: 1, failed: 0, deleting: 0 });
+    expect(nova.created).toHaveLength(1);
+    expect(await w.node(node.id)).toMatchObject({ status: 'CREATING', physical_id: serverId });
+  });
+
+  it('marks destroyed nodes DELETING and lets kept ones leave the cluster; the result waits for the deletes', async () => {
+    const actionId = randomUUID();
+    const doomed = await insertNode(db, { status: 'ACTIVE', physical_id: 'server-doomed', action_id: actionId });
+    const kept = await insertNode(db, { status: 'ACTIVE', physical_id: 'server-kept', action_id: actionId });
+
+    const result = await w.apply.execute(
+      workOrder(actionId, {
+        kind: 'delete',
+        delete_servers: [
+          { node_id: doomed.id, physical_id: 'server-doomed', destroy: true },
+          { node_id: kept.id, physical_id: 'server-kept', destroy: false },
+        ],
+      }),
+    );
+
+    expect(result).toMatchObject({ applied: true, deleting: 2 });
+    expect(nova.deleted).toEqual(['server-doomed']);
+    expect(await w.node(doomed.id)).toMatchObject({ status: 'DELETING', status_reason: 'Deletion in progress', lease_owner: null });
+    expect(await w.node(kept.id)).toMatchObject({ status: 'ACTIVE', cluster_id: null, status_reason: 'Node left the cluster' });
+    expect((await w.order(actionId)).status).toBe('BUILDING');
+    expect(await w.results(actionId)).toEqual([]);
+  });
+
+  it('reports an order once more when it is asked again after it was DONE', async () => {
+    const actionId = randomUUID();
+    const kept = await insertNode(db, { status: 'ACTIVE', physical_id: 'server-kept', action_id: actionId });
+    const order = workOrder(actionId, { kind: 'delete', delete_servers: [{ node_id: kept.id, physical_id: 'server-kept', destroy: false }] });
+    await w.apply.execute(order);
+    const [first] = await w.results(actionId);
+    expect(first).toMatchObject({ outcome: 'SUCCEEDED', nodes: [{ node_id: kept.id, status: 'LEFT', physical_id: 'server-kept' }] });
+
+    const again = await w.apply.execute({ ...order, message_id: randomUUID() });
+
+    expect(again.applied).toBe(false);
+    const reports = await w.results(actionId);
+    expect(reports).toHaveLength(2);
+    expect(reports[1].message_id).not.toBe(first.message_id);
+    expect(reports[1]).toMatchObject({ outcome: 'SUCCEEDED', nodes: first.nodes });
+  });
+});

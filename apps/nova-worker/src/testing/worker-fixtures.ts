@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { silentLogger } from '@trellis/common';
+import { RoutingKeys, SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
+import { NovaError, type NovaPort, type Server, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
+import { NodeEntity, WorkOrderEntity, type Database } from '@trellis/persistence';
+import { BuildPoller } from '../builds/build-poller';
+import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
+
+/** Nova as far as the worker's order and build paths use it: servers in memory, each call recorded. */
+export class FakeNova implements Partial<NovaPort> {
+  readonly servers = new Map<string, Server>();
+  readonly created: ServerCreateRequest[] = [];
+  readonly deleted: string[] = [];
+  /** set to make createServer answer 400 with this message */
+  refuseCreates: string | null = null;
+
+  async createServer(request: ServerCreateRequest): Promise<{ id: string }> {
+    if (this.refuseCreates) {
+      throw new NovaError({ service: 'compute', status: 400, method: 'POST', path: '/servers', serviceMessage: this.refuseCreates });
+    }
+    this.created.push(request);
+    const id = randomUUID();
+    this.servers.set(id, {
+      id,
+      name: request.name,
+      status: 'BUILD',
+      availabilityZone: null,
+      host: null,
+      hypervisorHostname: null,
+      hostId: null,
+      metadata: request.metadata ?? {},
+      fault: null,
+    });
+    return { id };
+  }
+
+  async getServer(id: string): Promise<Server | null> {
+    return this.servers.get(id) ?? null;
+  }
+
+  async listServers(filter: { metadata?: Record<string, string> } = {}): Promise<Server[]> {
+    const wanted = Object.entries(filter.metadata ?? {});
+    return [...this.servers.values()].filter((s) => wanted.every(([k, v]) => s.metadata[k] === v));
+  }
+
+  async deleteServer(id: string): Promise<void> {
+    this.deleted.push(id);
+    const server = this.servers.get(id);
+    if (server) server.status = 'DELETING';
+  }
+
+  async getServerGroup(): Promise<ServerGroup | null> {
+    return null;
+  }
+
+  async findServerGroup(): Promise<ServerGroup | null> {
+    return null;
+  }
+
+  async createServerGroup(name: string, policy: ServerGroup['policy']): Promise<ServerGroup> {
+    return { id: randomUUID(), name, policy, rules: {}, members: [] };
+  }
+
+  /** the server Nova booted for `nodeId` becomes ACTIVE in `zone` on `host` */
+  activate(nodeId: string, zone: string, host: string): Server {
+    const server = [...this.servers.values()].find((s) => s.metadata.trellis_node === nodeId);
+    if (!server) throw new Error(`no server for node ${nodeId}`);
+    Object.assign(server, { status: 'ACTIVE', availabilityZone: zone, host });
+    return server;
+  }
+}
+
+/** A cluster's node row as the engine writes it before the worker gets the order. */
+export async function insertNode(db: Database, over: Partial<NodeEntity> = {}): Promise<NodeEntity> {
+  const node: NodeEntity = {
+    id: randomUUID(),
+    name: `node-${randomUUID().slice(0, 8)}`,
+    cluster_id: randomUUID(),
+    profile_id: randomUUID(),
+    project: 'project-a',
+    user: 'user-a',
+    domain: null,
+    physical_id: null,
+    index: 1,
+    role: null,
+    status: 'INIT',
+    status_reason: 'Initializing',
+    data: { placement: { zone: 'az1' }, kept: 'by the worker' },
+    metadata: {},
+    tainted: false,
+    init_at: new Date(),
+    created_at: null,
+    updated_at: new Date(),
+    action_id: null,
+    lease_owner: null,
+    lease_expires_at: null,
+    build_deadline: null,
+    ...over,
+  };
+  await db.dataSource.getRepository(NodeEntity).insert(node as never);
+  return node;
+}
+
+export function workOrder(actionId: string, over: Partial<WorkOrderMessage> = {}): WorkOrderMessage {
+  return {
+    message_id: randomUUID(),
+    schema_version: SCHEMA_VERSION,
+    action_id: actionId,
+    correlation_id: `req-${actionId}`,
+    cluster_id: null,
+    project: 'project-a',
+    action: 'CLUSTER_SCALE_OUT',
+    kind: 'create',
+    create_groups: [],
+    create_servers: [],
+    delete_servers: [],
+    delete_groups: [],
+    build_timeout: 600,
+    ...over,
+  };
+}
+
+export const serverFor = (node: NodeEntity, placement: ServerCreateDto['placement'] = { zone: 'az1' }): ServerCreateDto => ({
+  node_id: node.id,
+  name: node.name,
+  index: node.index,
+  placement,
+  profile: { flavor: 'm1.tiny', image: 'cirros', networks: [] },
+});
+
+/** The worker's order and build paths on `db` and a FakeNova, as worker.module wires them. */
+export function workerOn(db: Database, nova: FakeNova) {
+  const port = nova as unknown as NovaPort;
+  const apply = new ApplyWorkOrderUseCase(db.dataSource, port, silentLogger, { concurrency: 4, leaseSeconds: 60 });
+  const poller = new BuildPoller(db.dataSource, port, silentLogger, {
+    workerId: 'worker-test',
+    pollIntervalMs: 1000,
+    leaseSeconds: 60,
+    concurrency: 4,
+    batchSize: 200,
+  });
+  const node = (id: string) => db.dataSource.getRepository(NodeEntity).findOneBy({ id });
+  const order = (actionId: string) => db.dataSource.getRepository(WorkOrderEntity).findOneByOrFail({ action_id: actionId });
+  /** the work results written to the outbox for `actionId`, oldest first */
+  const results = async (actionId: string): Promise<WorkResultMessage[]> => {
+    const rows: { payload: WorkResultMessage }[] = await db.dataSource.query(
+      `SELECT payload FROM outbox WHERE routing_key = $1 AND payload->>'action_id' = $2 ORDER BY id`,
+      [RoutingKeys.workResult, actionId],
+    );
+    return rows.map((r) => r.payload);
+  };
+  return { apply, poller, node, order, results };
+}

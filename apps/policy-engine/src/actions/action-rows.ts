@@ -1,0 +1,41 @@
+import { ActionEntity } from '@trellis/persistence';
+import type { EntityManager } from 'typeorm';
+
+/**
+ * The action `id`, locked (FOR UPDATE) for the rest of the caller's transaction; null when there is
+ * none. Plain SQL: the driver already gives every column its entity type (jsonb parsed, timestamptz
+ * as Date, double precision as number), so the query builder's hydration would only add work.
+ */
+export async function lockAction(m: EntityManager, id: string): Promise<ActionEntity | null> {
+  const rows: Array<Record<string, unknown>> = await m.query('SELECT * FROM actions WHERE id = $1 FOR UPDATE', [id]);
+  return rows.length ? Object.assign(new ActionEntity(), rows[0]) : null;
+}
+
+/**
+ * Writes back the columns the engine changes on an action it holds locked in this transaction (its
+ * progress: status, times, owner and lease, data and outputs), in one UPDATE. `repository.save()`
+ * would first SELECT the row again to find what changed: a round trip on every action's path.
+ */
+export async function writeActionState(m: EntityManager, action: ActionEntity): Promise<void> {
+  await m.query(
+    `UPDATE actions
+        SET status = $2, status_reason = $3, owner = $4, start_time = $5, end_time = $6,
+            data = $7::jsonb, outputs = $8::jsonb, lease_owner = $9, lease_expires_at = $10,
+            attempts = $11, updated_at = $12
+      WHERE id = $1`,
+    [
+      action.id,
+      action.status,
+      action.status_reason ?? '',
+      action.owner,
+      action.start_time,
+      action.end_time,
+      JSON.stringify(action.data ?? {}),
+      JSON.stringify(action.outputs ?? {}),
+      action.lease_owner,
+      action.lease_expires_at,
+      action.attempts,
+      action.updated_at,
+    ],
+  );
+}

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { ActionEntity, Database } from '@trellis/persistence';
+import { openTestDatabase } from '@trellis/testing/database';
+import { loadBindings, loadCloud, loadCluster, loadSnapshot, seedOf } from './load-snapshot';
+
+/**
+ * The decision's input as the engine reads it. Expected values are written out by hand from the
+ * rows inserted here, so the loader's SQL (which builds the JSON itself) is checked against what a
+ * policy must see, edge cases included.
+ */
+describe('loadSnapshot', () => {
+  let db: Database;
+  const ids = {
+    profile: randomUUID(),
+    cluster: randomUUID(),
+    other: randomUUID(),
+    policyA: randomUUID(),
+    policyB: randomUUID(),
+    bindingA: randomUUID(),
+    bindingB: randomUUID(),
+    nodes: [randomUUID(), randomUUID(), randomUUID(), randomUUID()],
+  };
+  const profileSpec = { type: 'os.nova.server', version: '1.0', properties: { flavor: 'm1.tiny', image: 'cirros' } };
+  const zoneSpec = { type: 'senlin.policy.zone_placement', version: '1.0', properties: { zones: [{ name: 'az1', weight: 100 }] } };
+  const scalingSpec = { type: 'senlin.policy.scaling', version: '1.0', properties: { event: 'CLUSTER_SCALE_OUT', adjustment: { number: 1.0 } } };
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    const q = (sql: string, params: unknown[]) => db.dataSource.query(sql, params);
+    await q(
+      `INSERT INTO profiles (id, name, type, spec, project, "user", created_at) VALUES ($1, 'web', 'os.nova.server-1.0', $2, 'p', 'u', '2026-01-02T03:04:05.678901Z')`,
+      [ids.profile, profileSpec],
+    );
+    for (const [id, name] of [[ids.cluster, 'web'], [ids.other, 'other']]) {
+      await q(
+        `INSERT INTO clusters (id, name, profile_id, project, "user", min_size, max_size, desired_capacity, timeout, status)
+         VALUES ($1, $2, $3, 'p', 'u', 1, -1, 4, 3600, 'ACTIVE')`,
+        [id, name, ids.profile],
+      );
+    }
+    const node = (id: string, index: number, extra: Record<string, unknown>) =>
+      q(
+        `INSERT INTO nodes (id, name, cluster_id, profile_id, project, "user", physical_id, index, status, data, metadata, tainted, created_at)
+         VALUES ($1, $2, $3, $4, 'p', 'u', $5, $6, $7, $8, $9, $10, $11)`,
+        [id, `node-${index}`, extra.cluster ?? ids.cluster, ids.profile, extra.physical_id ?? null, index, extra.status ?? 'ACTIVE',
+          extra.data === undefined ? {} : extra.data, extra.metadata ?? {}, extra.tainted ?? false, extra.created_at ?? null],
+      );
+    // inserted out of index order: the snapshot lists nodes by index
+    await node(ids.nodes[2], 3, { data: { placement: 'not an object' }, created_at: '2026-05-06T07:08:09Z', status: 'ERROR' });
+    await node(ids.nodes[0], 1, {
+      physical_id: 'srv-1',
+      data: { placement: { zone: 'az1', host: 'host-1', servergroup: 'g' }, weights: [1.5, 2] },
+      metadata: { roles: ['db'] },
+      created_at: '2026-05-06T07:08:09.123456Z',
+    });
+    await node(ids.nodes[1], 2, { data: { placement: { zone: 7, host: null } }, tainted: true });
+    await node(ids.nodes[3], 1, { cluster: ids.other });
+    await q(`INSERT INTO policies (id, name, type, spec, project, "user", created_at) VALUES ($1, 'zones', 'senlin.policy.zone_placement-1.0', $2, 'p', 'u', now())`, [ids.policyA, zoneSpec]);
+    await q(`INSERT INTO policies (id, name, type, spec, project, "user", created_at) VALUES ($1, 'scale', 'senlin.policy.scaling-1.0', $2, 'p', 'u', now())`, [ids.policyB, scalingSpec]);
+    await q(
+      `INSERT INTO cluster_policies (id, cluster_id, policy_id, enabled, priority, data, last_op, attached_at)
+       VALUES ($1, $2, $3, true, 300, $4, NULL, '2026-03-01T00:00:00.5Z'), ($5, $2, $6, false, 100, '{}', '2026-04-01T10:00:00.999999Z', '2026-03-02T00:00:00Z')`,
+      [ids.bindingA, ids.cluster, ids.policyA, { ZonePlacementPolicy: { version: '1.0' } }, ids.bindingB, ids.policyB],
+    );
+    await q(`INSERT INTO cloud_facts (kind, data, fetched_at) VALUES ('availability_zones', $1, now()), ('hypervisors', $2, now())`, [
+      { items: [{ zoneName: 'az1', zoneState: { available: true } }] },
+      { error: 'Policy does not allow os_compute_api:os-hypervisors to be performed.' },
+    ]);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  const expectedNodes = () => [
+    {
+      id: ids.nodes[0],
+      name: 'node-1',
+      index: 1,
+      status: 'ACTIVE',
+      created_at: '2026-05-06T07:08:09.123Z',
+      profile_created_at: '2026-01-02T03:04:05.678Z',
+      tainted: false,
+      data: { placement: { zone: 'az1', host: 'host-1', servergroup: 'g' }, weights: [1.5, 2] },
+      metadata: { roles: ['db'] },
+      physical_id: 'srv-1',
+      server: { availability_zone: 'az1', host: 'host-1' },
+    },
+    {
+      id: ids.nodes[1],
+      name: 'node-2',
+      index: 2,
+      status: 'ACTIVE',
+      created_at: null,
+      profile_created_at: '2026-01-02T03:04:05.678Z',
+      tainted: true,
+      data: { placement: { zone: 7, host: null } },
+      metadata: {},
+      physical_id: null,
+      server: { availability_zone: null, host: null },
+    },
+    {
+      id: ids.nodes[2],
+      name: 'node-3',
+      index: 3,
+      status: 'ERROR',
+      created_at: '2026-05-06T07:08:09.000Z',
+      profile_created_at: '2026-01-02T03:04:05.678Z',
+      tainted: false,
+      data: { placement: 'not an object' },
+      metadata: {},
+      physical_id: null,
+      server: { availability_zone: null, host: null },
+    },
+  ];
+
+  const expectedPolicies = () => [
+    {
+      id: ids.policyB,
+      name: 'scale',
+      type: 'senlin.policy.scaling-1.0',
+      spec: scalingSpec,
+      enabled: false,
+      binding_id: ids.bindingB,
+      attached_at: '2026-03-02T00:00:00.000Z',
+      binding_data: {},
+      last_op: '2026-04-01T10:00:00.999Z',
+    },
+    {
+      id: ids.policyA,
+      name: 'zones',
+      type: 'senlin.policy.zone_placement-1.0',
+      spec: zoneSpec,
+      enabled: true,
+      binding_id: ids.bindingA,
+      attached_at: '2026-03-01T00:00:00.500Z',
+      binding_data: { ZonePlacementPolicy: { version: '1.0' } },
+      last_op: null,
+    },
+  ];
+
+  const expectedCloud = {
+    availability_zones: [{ zoneName: 'az1', zoneState: { available: true } }],
+    hypervisors: [],
+    server_groups: [],
+    unreadable: { hypervisors: 'Policy does not allow os_compute_api:os-hypervisors to be performed.' },
+  };
+
+  const action = (patch: Partial<ActionEntity> = {}) =>
+    ({ id: randomUUID(), action: 'CLUSTER_SCALE_OUT', cluster_id: ids.cluster, target: ids.cluster, inputs: { count: 2 }, data: {}, ...patch }) as ActionEntity;
+
+  it('reads the cluster, its nodes in index order, its bindings in chain order and the Nova facts', async () => {
+    const a = action();
+    const now = new Date('2026-11-22T05:00:00.250Z');
+    const snapshot = await loadSnapshot(db.dataSource.manager, a, 'pre_op', now);
+    // toStrictEqual: key for key, and no extra or undefined keys
+    expect(snapshot).toStrictEqual({
+      hook: 'pre_op',
+      policies: expectedPolicies(),
+      cluster: {
+        id: ids.cluster,
+        name: 'web',
+        min_size: 1,
+        max_size: -1,
+        desired_capacity: 4,
+        profile_id: ids.profile,
+        profile: { type: 'os.nova.server-1.0', spec: profileSpec },
+        nodes: expectedNodes(),
+      },
+      cloud: expectedCloud,
+      action: { id: a.id, action: 'CLUSTER_SCALE_OUT', target: ids.cluster, inputs: { count: 2 }, data: {} },
+      now: '2026-11-22T05:00:00.250Z',
+      seed: seedOf(a.id),
+    });
+    // the same keys in the same order as the public evaluation format lists them
+    expect(Object.keys(snapshot.cluster!.nodes[0])).toEqual(Object.keys(expectedNodes()[0]));
+    expect(Object.keys(snapshot.policies[0])).toEqual(Object.keys(expectedPolicies()[0]));
+  });
+
+  it('gives the same parts through loadCluster, loadBindings and loadCloud', async () => {
+    const m = db.dataSource.manager;
+    expect((await loadCluster(m, ids.cluster))?.nodes).toStrictEqual(expectedNodes());
+    expect(await loadBindings(m, ids.cluster)).toStrictEqual(expectedPolicies());
+    expect(await loadCloud(m)).toStrictEqual(expectedCloud);
+    expect(await loadCluster(m, randomUUID())).toBeNull();
+    const other = await loadCluster(m, ids.other);
+    expect(other?.nodes.map((n) => n.id)).toEqual([ids.nodes[3]]);
+    expect(await loadBindings(m, ids.other)).toEqual([]);
+  });
+
+  it('has no cluster, bindings or nodes for a cluster that is gone, and still the facts', async () => {
+    const snapshot = await loadSnapshot(db.dataSource.manager, action({ cluster_id: randomUUID() }), 'post_op', new Date());
+    expect(snapshot.cluster).toBeNull();
+    expect(snapshot.policies).toEqual([]);
+    expect(snapshot.cloud).toStrictEqual(expectedCloud);
+  });
+});
