@@ -1,14 +1,21 @@
-import { ActionEntity } from '@trellis/persistence';
+import { ActionEntity, markProcessedAndLock } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 
 /**
- * The action `id`, locked (FOR UPDATE) for the rest of the caller's transaction; null when there is
- * none. Plain SQL: the driver already gives every column its entity type (jsonb parsed, timestamptz
- * as Date, double precision as number), so the query builder's hydration would only add work.
+ * Records that `consumer` handles message `messageId` (the inbox) and locks the action it is about,
+ * in one statement. `duplicate`: the message was handled before (skip it); `action` is null when
+ * there is no such action.
  */
-export async function lockAction(m: EntityManager, id: string): Promise<ActionEntity | null> {
-  const rows: Array<Record<string, unknown>> = await m.query('SELECT * FROM actions WHERE id = $1 FOR UPDATE', [id]);
-  return rows.length ? Object.assign(new ActionEntity(), rows[0]) : null;
+export async function takeMessageForAction(
+  m: EntityManager,
+  consumer: string,
+  messageId: string,
+  actionId: string,
+): Promise<{ duplicate: boolean; action: ActionEntity | null }> {
+  const { fresh, row } = await markProcessedAndLock(m, consumer, messageId, 'actions', actionId);
+  // the driver already gives every column its entity type (jsonb parsed, timestamptz as Date, double
+  // precision as number): the query builder's hydration would only add work
+  return { duplicate: !fresh, action: row ? Object.assign(new ActionEntity(), row) : null };
 }
 
 /**

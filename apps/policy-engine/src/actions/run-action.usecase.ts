@@ -15,7 +15,6 @@ import {
   ProfileEntity,
   addToOutbox,
   inTransaction,
-  markProcessed,
   row,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -25,7 +24,7 @@ import { loadSnapshot, type Snapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 import { storeDecision } from './store-decision';
-import { lockAction, writeActionState } from './action-rows';
+import { takeMessageForAction, writeActionState } from './action-rows';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
 
@@ -64,8 +63,8 @@ export class RunActionUseCase {
   async execute(message: ActionRequestedMessage): Promise<RunActionResult> {
     const log = this.logger.child({ action_id: message.action_id, correlation_id: message.correlation_id });
     const result = await inTransaction(this.dataSource, async (m) => {
-      if (!(await markProcessed(m, ENGINE_ACTIONS_CONSUMER, message.message_id))) return { kind: 'duplicate' } as const;
-      const action = await lockAction(m, message.action_id);
+      const { duplicate, action } = await takeMessageForAction(m, ENGINE_ACTIONS_CONSUMER, message.message_id, message.action_id);
+      if (duplicate) return { kind: 'duplicate' } as const;
       if (!action) throw new ActionGone(message.action_id);
       if (action.status === 'RUNNING') return this.reorder(m, action, message);
       if (action.status !== 'READY') return { kind: 'not-runnable', status: action.status } as const;
