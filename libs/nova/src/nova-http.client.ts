@@ -9,7 +9,8 @@ import { NovaError, NovaForbiddenError, NovaMicroversionError, NovaResponseError
 import type { AvailabilityZone, Hypervisor, NovaPort, Server, ServerCreateRequest, ServerGroup, ServerGroupPolicy } from './nova.port';
 
 export interface NovaClientOptions extends CredentialSources {
-  fetch?: typeof fetch;
+  /** one HTTP exchange (default: node:http(s) with keep-alive) */
+  exchange?: Runtime['exchange'];
   /** epoch milliseconds */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -44,7 +45,7 @@ export function resolveOptions(options: NovaClientOptions): ResolvedOptions {
   }
   return {
     runtime: {
-      fetch: options.fetch ?? base.fetch,
+      exchange: options.exchange ?? base.exchange,
       now: options.now ?? base.now,
       sleep: options.sleep ?? base.sleep,
       random: options.random ?? base.random,
