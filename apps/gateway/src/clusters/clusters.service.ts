@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError, badRequest, conflict } from '@trellis/common';
+import { CLEANUP_FAILED_NODES_KEY } from '@trellis/decisions';
 import { ClusterEntity, ProfileEntity } from '@trellis/persistence/entities';
 import { ActionSubmitter } from '../actions/action-submitter';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
@@ -51,7 +52,7 @@ export class ClustersService {
     const desiredIn = intField(input, 'desired_capacity', { min: 0, max: limit, capacity: true });
     const timeout = intField(input, 'timeout', { min: 0 }) ?? this.config.defaultActionTimeout;
     const metadata = mapField(input, 'metadata') ?? {};
-    const config = mapField(input, 'config') ?? {};
+    const config = checkConfig(mapField(input, 'config')) ?? {};
     const desired = desiredIn ?? minSize ?? 0;
     const sizes = { min: minSize ?? 0, max: maxSize ?? -1 };
     const sizeError = checkSizeParams({ min_size: 0, max_size: -1, desired_capacity: 0 }, desired, sizes.min, sizes.max, true, limit);
@@ -119,7 +120,7 @@ export class ClustersService {
     const profileId = stringField(input, 'profile_id');
     const metadata = mapField(input, 'metadata');
     const timeout = intField(input, 'timeout', { min: 0 });
-    const config = mapField(input, 'config');
+    const config = checkConfig(mapField(input, 'config'));
     const profileOnly = boolField(input, 'profile_only');
     return this.uow.run(async (tx) => {
       const { manager } = tx;
@@ -177,4 +178,16 @@ export class ClustersService {
   private find(req: ApiRequest, identity: string): Promise<ClusterEntity> {
     return mustFind(this.uow.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
   }
+}
+
+/**
+ * The cluster config keys Trellis reads itself must hold what it can use, so a typo is a 400 now
+ * rather than a note on a failed action later. Other keys are kept as given, as Senlin does.
+ */
+function checkConfig(config: Record<string, unknown> | null): Record<string, unknown> | null {
+  const cleanup = config?.[CLEANUP_FAILED_NODES_KEY];
+  if (cleanup !== undefined && cleanup !== null && typeof cleanup !== 'boolean') {
+    throw badRequest(`The value for config.${CLEANUP_FAILED_NODES_KEY} must be true or false: '${JSON.stringify(cleanup)}'.`);
+  }
+  return config;
 }

@@ -149,11 +149,24 @@ describe('profiles, clusters and scaling (issue 2)', () => {
       [{ desired_capacity: 'three' }, "The value for desired_capacity must be an integer: 'three'."],
       [{ profile_id: 'nothing-like-it' }, "The specified profile 'nothing-like-it' could not be found."],
       [{ color: 'red' }, "Additional properties are not allowed ('color' was unexpected)"],
+      [{ config: { cleanup_failed_nodes: 'yes' } }, `The value for config.cleanup_failed_nodes must be true or false: '"yes"'.`],
     ])('refuses %j with 400', async (extra, message) => {
       const p = await profile();
       const res = await alice().post('/v1/clusters', { cluster: { name: 'bad', profile_id: p.id, ...extra } });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toBe(message);
+    });
+
+    it('keeps cleanup_failed_nodes true, false or null in the config, and refuses anything else on update too', async () => {
+      for (const value of [true, false, null]) {
+        const { cluster: c } = await cluster({ config: { cleanup_failed_nodes: value, other: 'kept' } });
+        expect(c.config).toEqual({ cleanup_failed_nodes: value, other: 'kept' });
+      }
+      const { cluster: c, actionId } = await cluster();
+      await finish(actionId);
+      const res = await alice().patch(`/v1/clusters/${c.id}`, { cluster: { config: { cleanup_failed_nodes: 1 } } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe("The value for config.cleanup_failed_nodes must be true or false: '1'.");
     });
 
     it('lists and shows clusters by id, name and short id, only within the project', async () => {
