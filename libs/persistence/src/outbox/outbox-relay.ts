@@ -202,17 +202,7 @@ export class OutboxRelay {
    */
   private async publishHanded(): Promise<boolean> {
     const batch = this.handed.splice(0, this.batchSize);
-    const published: string[] = [];
-    let failed: { row: OutboxRow; error: unknown } | null = null;
-    for (const row of batch) {
-      try {
-        await this.publish(toOutgoingMessage(row));
-        published.push(row.id);
-      } catch (error) {
-        failed = { row, error };
-        break;
-      }
-    }
+    const { published, failed } = await this.publishInOrder(batch, () => false);
     if (published.length > 0) {
       if (this.toMark.length === 0) this.markDueAt = Date.now() + this.markDelayMs;
       for (const id of published) this.toMark.push(id);
@@ -229,6 +219,27 @@ export class OutboxRelay {
       }
     }
     return this.handed.length > 0;
+  }
+
+  /**
+   * Publishes `rows` one after the other until one fails or `stop()` says so; returns the ids
+   * published and the failure, if any (the rows after it are not tried).
+   */
+  private async publishInOrder(
+    rows: OutboxRow[],
+    stop: () => boolean,
+  ): Promise<{ published: string[]; failed: { row: OutboxRow; error: unknown } | null }> {
+    const published: string[] = [];
+    for (const row of rows) {
+      if (stop()) break;
+      try {
+        await this.publish(toOutgoingMessage(row));
+        published.push(row.id);
+      } catch (error) {
+        return { published, failed: { row, error } };
+      }
+    }
+    return { published, failed: null };
   }
 
   /** Marks the handed-over rows published so far, with one statement. */
@@ -277,19 +288,8 @@ export class OutboxRelay {
     const claimed = changedRows<OutboxRow>(result).sort(byId);
     if (claimed.length === 0) return false;
 
-    const published: string[] = [];
-    let failed: { row: OutboxRow; error: unknown } | null = null;
-    for (const row of claimed) {
-      // stop well before the lease runs out, so no other relay can be publishing the same row
-      if (Date.now() - claimedAt > this.claimMs * 0.8) break;
-      try {
-        await this.publish(toOutgoingMessage(row));
-        published.push(row.id);
-      } catch (error) {
-        failed = { row, error };
-        break;
-      }
-    }
+    // stop well before the lease runs out, so no other relay can be publishing the same row
+    const { published, failed } = await this.publishInOrder(claimed, () => Date.now() - claimedAt > this.claimMs * 0.8);
 
     if (published.length > 0) {
       await this.dataSource.query(
