@@ -394,6 +394,36 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           expect(row).toMatchObject({ attempts: 2, last_error: 'broker said no' });
         });
 
+        it('still polls on time while handed-over rows keep coming', async () => {
+          const published: string[] = [];
+          relay(
+            async (m) => {
+              await new Promise((r) => setTimeout(r, 5)); // a slow broker: handed-over rows queue up
+              published.push(m.messageId);
+            },
+            { pollIntervalMs: 50, batchSize: 5 },
+          ).start();
+          let writing = true;
+          const writer = (async () => {
+            while (writing) await inTransaction(ds, (tx) => addToOutbox(tx, message()));
+          })();
+          await waitFor(async () => published.length >= 10);
+          // a row this process did not write (another process's, or a ran-out lease): only polling finds it
+          const foreign = message();
+          await ds.query(
+            `INSERT INTO outbox (exchange, routing_key, message_id, payload, headers, created_at) VALUES ($1, $2, $3, '{}'::jsonb, '{}'::jsonb, now())`,
+            [foreign.exchange, foreign.routingKey, foreign.messageId],
+          );
+          const t0 = Date.now();
+          try {
+            await waitFor(async () => published.includes(foreign.messageId), 5_000);
+          } finally {
+            writing = false;
+            await writer;
+          }
+          expect(Date.now() - t0).toBeLessThan(5_000);
+        });
+
         it('stop() publishes the rows handed over before it was called', async () => {
           let release!: () => void;
           const gate = new Promise<void>((r) => (release = r));

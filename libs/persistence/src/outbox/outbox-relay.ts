@@ -174,12 +174,14 @@ export class OutboxRelay {
         if (this.toMark.length > 0 && (Date.now() >= this.markDueAt || this.toMark.length >= this.batchSize)) {
           await this.markPublished();
         }
-        if (this.handed.length > 0) {
-          more = await this.publishHanded();
-        } else if (this.kicked || Date.now() >= this.nextPollAt) {
+        if (this.handed.length > 0) more = await this.publishHanded();
+        // polled rows (a failed row and those behind it, other processes' rows, ran-out leases) get
+        // their turn on time even while handed-over rows keep coming
+        // (not during a failure's pause: the failed row goes first once it is over)
+        if (Date.now() >= this.pausedUntil && (this.kicked || Date.now() >= this.nextPollAt)) {
           this.kicked = false;
           this.nextPollAt = Date.now() + this.pollIntervalMs;
-          more = await this.round();
+          more = (await this.round()) || more;
         }
       } catch (e) {
         this.logger.warn('outbox relay round failed', { error: errorMessage(e) });
