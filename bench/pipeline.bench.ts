@@ -158,10 +158,8 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     const serversBefore = { postgres: cpuSecondsOfCommands(['postgres']), rabbitmq: broker ? cpuSecondsOf(broker) : null, client: process.cpuUsage() };
     const machineCpu = new CpuMeter();
     const loadBefore = loadavg();
-    const t0 = performance.now();
     ctx.progress.start(`${p.actions} scale-outs over ${p.clusters} clusters (REST and RPC)`, p.actions);
     const runs = await submitter.run(clusterIds, p.actions, () => ctx.progress.tick());
-    const t1 = performance.now();
     ctx.progress.end();
     const loadAfter = loadavg();
     const machineBusy = machineCpu.busyShare();

@@ -101,17 +101,22 @@ export function cpuSecondsOfCommands(names: readonly string[]): number {
   let total = 0;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (!names.includes(comm)) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // gone while we looked
-    }
+    const stat = procStat(Number(entry));
+    if (stat && names.includes(stat.comm)) total += stat.cpuSeconds;
   }
   return total;
+}
+
+/** A process's command name and CPU seconds (user + system) from /proc/<pid>/stat; null when gone. */
+function procStat(pid: number): { comm: string; cpuSeconds: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) "
+    return { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
+  } catch {
+    return null;
+  }
 }
 
 /** The OS process of the RabbitMQ node `rabbitmqctl` talks to (the benchmarks' broker); null when unknown. */
@@ -127,14 +132,7 @@ export function rabbitmqPid(): number | null {
 
 /** CPU seconds (user + system) a process has used, from /proc/<pid>/stat; null when gone. */
 export function cpuSecondsOf(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after "pid (comm) "
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
+  return procStat(pid)?.cpuSeconds ?? null;
 }
 
 /** One of Trellis's compiled entry points (`dist/<entry>`) as a child process. */

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { requireText, requireUuid } from './guards';
 import { changedCount } from './sql';
+import { ActionEntity } from './entities';
 
 /**
  * Records that `consumer` applied the message `messageId`, in the caller's transaction. Returns false
@@ -21,39 +22,36 @@ export async function markProcessed(manager: EntityManager, consumer: string, me
   return rows.length === 1;
 }
 
-/** Tables whose rows a consumer locks together with recording a message (markProcessedAndLock). */
-export type LockableTable = 'actions';
-
 /**
- * markProcessed, and the row `id` of `table` locked FOR UPDATE, in one statement (one round trip on
- * every message's path). `row` is the locked row as the driver reads it (null when there is none);
- * `fresh` is markProcessed's answer, and is computed even when the row is missing.
+ * markProcessed, and the action `actionId` locked FOR UPDATE, in one statement (one round trip on
+ * every engine message's path). `row` is the locked action (null when there is none); `fresh` is
+ * markProcessed's answer, and is computed even when the action is missing.
  */
-export async function markProcessedAndLock(
+export async function markProcessedAndLockAction(
   manager: EntityManager,
   consumer: string,
   messageId: string,
-  table: LockableTable,
-  id: string,
-): Promise<{ fresh: boolean; row: Record<string, unknown> | null }> {
+  actionId: string,
+): Promise<{ fresh: boolean; row: ActionEntity | null }> {
   requireText('consumer', consumer, 64);
   requireUuid('messageId', messageId);
-  if (table !== 'actions') throw new Error(`markProcessedAndLock: no table ${String(table)}`);
-  requireUuid('id', id);
+  requireUuid('actionId', actionId);
   // A data-modifying WITH runs to completion whether or not the SELECT finds the row.
   const rows: Array<Record<string, unknown> & { inbox_fresh: number }> = await manager.query(
     `WITH fresh AS (
        INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())
        ON CONFLICT (consumer, message_id) DO NOTHING
        RETURNING message_id)
-     SELECT t.*, (SELECT count(*) FROM fresh)::int AS inbox_fresh FROM ${table} t WHERE t.id = $3 FOR UPDATE`,
-    [consumer, messageId, id],
+     SELECT a.*, (SELECT count(*) FROM fresh)::int AS inbox_fresh FROM actions a WHERE a.id = $3 FOR UPDATE`,
+    [consumer, messageId, actionId],
   );
   if (rows.length > 0) {
-    const { inbox_fresh, ...row } = rows[0];
-    return { fresh: inbox_fresh === 1, row };
+    const { inbox_fresh, ...columns } = rows[0];
+    // the driver already gives every column its entity type (jsonb parsed, timestamptz as Date,
+    // double precision as number): the query builder's hydration would only add work
+    return { fresh: inbox_fresh === 1, row: Object.assign(new ActionEntity(), columns) };
   }
-  // No row: whether this transaction wrote the inbox entry (its xmin is ours) says if it is fresh.
+  // No action: whether this transaction wrote the inbox entry (its xmin is ours) says if it is fresh.
   const mine: Array<{ mine: boolean }> = await manager.query(
     `SELECT xmin::text::bigint = txid_current() % 4294967296 AS mine FROM processed_messages WHERE consumer = $1 AND message_id = $2`,
     [consumer, messageId],

@@ -14,6 +14,6 @@ export { runMigrationsLocked } from './migrate';
 export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
 export { addToOutbox, outboxStats, purgePublishedOutbox, type OutboxStats } from './outbox/outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
-export { markProcessed, markProcessedAndLock, pruneProcessedMessages, type LockableTable } from './inbox';
+export { markProcessed, markProcessedAndLockAction, pruneProcessedMessages } from './inbox';
 export { claimExpired, releaseLease, renewLease, type ClaimOptions, type Leased } from './lease';
 export { findStuckActions, enqueueActionMessages, replayStuckActions, type StuckAction, type ReplayFilter } from './replay/replay-actions';

@@ -4,7 +4,7 @@ import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
 import type { Database } from './database';
 import { ActionEntity, NodeEntity, OutboxEntity } from './entities';
-import { markProcessed, markProcessedAndLock } from './inbox';
+import { markProcessed, markProcessedAndLockAction } from './inbox';
 import { claimExpired, releaseLease, renewLease } from './lease';
 import { runMigrationsLocked } from './migrate';
 import { ALL_MIGRATIONS } from './migrations';
@@ -527,33 +527,33 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
       });
     });
 
-    describe('markProcessedAndLock', () => {
+    describe('markProcessedAndLockAction', () => {
       it('answers as markProcessed does and returns the locked row, present or not', async () => {
         const a = action({ status: 'READY', data: { k: [1, 2] } });
         await ds.manager.save(ActionEntity, a);
         const id = randomUUID();
-        const first = await inTransaction(ds, (m) => markProcessedAndLock(m, 'policy-engine.actions', id, 'actions', a.id));
+        const first = await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'policy-engine.actions', id, a.id));
         expect(first.fresh).toBe(true);
         expect(first.row).toMatchObject({ id: a.id, status: 'READY', data: { k: [1, 2] } });
         expect(first.row?.created_at).toBeInstanceOf(Date);
         expect(first.row).not.toHaveProperty('inbox_fresh');
         // the same message again: not fresh, the row still comes back
-        const again = await inTransaction(ds, (m) => markProcessedAndLock(m, 'policy-engine.actions', id, 'actions', a.id));
+        const again = await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'policy-engine.actions', id, a.id));
         expect(again).toMatchObject({ fresh: false, row: { id: a.id } });
         // no such row: fresh is still told apart
         const gone = randomUUID();
         const other = randomUUID();
-        expect(await inTransaction(ds, (m) => markProcessedAndLock(m, 'c', other, 'actions', gone))).toEqual({ fresh: true, row: null });
-        expect(await inTransaction(ds, (m) => markProcessedAndLock(m, 'c', other, 'actions', gone))).toEqual({ fresh: false, row: null });
+        expect(await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'c', other, gone))).toEqual({ fresh: true, row: null });
+        expect(await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'c', other, gone))).toEqual({ fresh: false, row: null });
         // a rolled-back transaction forgets the message, as markProcessed's does
         const lost = randomUUID();
         await expect(
           inTransaction(ds, async (m) => {
-            await markProcessedAndLock(m, 'c', lost, 'actions', a.id);
+            await markProcessedAndLockAction(m, 'c', lost, a.id);
             throw new Error('effects failed');
           }),
         ).rejects.toThrow('effects failed');
-        expect((await inTransaction(ds, (m) => markProcessedAndLock(m, 'c', lost, 'actions', a.id))).fresh).toBe(true);
+        expect((await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'c', lost, a.id))).fresh).toBe(true);
       });
     });
 

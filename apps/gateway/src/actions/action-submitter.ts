@@ -11,8 +11,7 @@ import {
   type ActionRequestedMessage,
   type ClusterActionName,
 } from '@trellis/contracts';
-import { ActionEntity, ClusterPolicyEntity, PolicyEntity } from '@trellis/persistence/entities';
-import { In } from 'typeorm';
+import { ActionEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import type { Tx } from '../infra/unit-of-work';

@@ -1,22 +1,5 @@
-import { ActionEntity, markProcessedAndLock } from '@trellis/persistence';
+import type { ActionEntity } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
-
-/**
- * Records that `consumer` handles message `messageId` (the inbox) and locks the action it is about,
- * in one statement. `duplicate`: the message was handled before (skip it); `action` is null when
- * there is no such action.
- */
-export async function takeMessageForAction(
-  m: EntityManager,
-  consumer: string,
-  messageId: string,
-  actionId: string,
-): Promise<{ duplicate: boolean; action: ActionEntity | null }> {
-  const { fresh, row } = await markProcessedAndLock(m, consumer, messageId, 'actions', actionId);
-  // the driver already gives every column its entity type (jsonb parsed, timestamptz as Date, double
-  // precision as number): the query builder's hydration would only add work
-  return { duplicate: !fresh, action: row ? Object.assign(new ActionEntity(), row) : null };
-}
 
 /**
  * Writes back the columns the engine changes on an action it holds locked in this transaction (its

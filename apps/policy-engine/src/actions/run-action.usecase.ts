@@ -15,6 +15,7 @@ import {
   ProfileEntity,
   addToOutbox,
   inTransaction,
+  markProcessedAndLockAction,
   row,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -24,7 +25,7 @@ import { loadSnapshot, type Snapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 import { storeDecision } from './store-decision';
-import { takeMessageForAction, writeActionState } from './action-rows';
+import { writeActionState } from './action-rows';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
 
@@ -63,8 +64,8 @@ export class RunActionUseCase {
   async execute(message: ActionRequestedMessage): Promise<RunActionResult> {
     const log = this.logger.child({ action_id: message.action_id, correlation_id: message.correlation_id });
     const result = await inTransaction(this.dataSource, async (m) => {
-      const { duplicate, action } = await takeMessageForAction(m, ENGINE_ACTIONS_CONSUMER, message.message_id, message.action_id);
-      if (duplicate) return { kind: 'duplicate' } as const;
+      const { fresh, row: action } = await markProcessedAndLockAction(m, ENGINE_ACTIONS_CONSUMER, message.message_id, message.action_id);
+      if (!fresh) return { kind: 'duplicate' } as const;
       if (!action) throw new ActionGone(message.action_id);
       if (action.status === 'RUNNING') return this.reorder(m, action, message);
       if (action.status !== 'READY') return { kind: 'not-runnable', status: action.status } as const;

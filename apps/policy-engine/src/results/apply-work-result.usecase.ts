@@ -4,13 +4,13 @@ import {
   ActionEntity,
   ClusterPolicyEntity,
   inTransaction,
+  markProcessedAndLockAction,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import { defaultIds, type Evaluator } from '@trellis/decisions';
 import type { EnginePlan } from '@trellis/decisions';
 import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from './finish-action';
-import { takeMessageForAction } from '../actions/action-rows';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 
 export const ENGINE_RESULTS_CONSUMER = 'policy-engine.results';
@@ -30,8 +30,8 @@ export class ApplyWorkResultUseCase {
 
   async execute(result: WorkResultMessage): Promise<'finished' | 'duplicate' | 'already-final'> {
     const outcome = await inTransaction(this.dataSource, async (m) => {
-      const { duplicate, action } = await takeMessageForAction(m, ENGINE_RESULTS_CONSUMER, result.message_id, result.action_id);
-      if (duplicate) return 'duplicate' as const;
+      const { fresh, row: action } = await markProcessedAndLockAction(m, ENGINE_RESULTS_CONSUMER, result.message_id, result.action_id);
+      if (!fresh) return 'duplicate' as const;
       if (!action && this.drift && (await this.drift.onStepResult(m, result, new Date()))) return 'finished' as const;
       if (!action || ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(action.status)) return 'already-final' as const;
       // the plan alone: the decision's input (the whole snapshot) and trace are not needed here

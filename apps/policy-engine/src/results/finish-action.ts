@@ -36,12 +36,7 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
   // its sizes and ACTIVE nodes (nothing below changes those unless the cluster itself goes).
   const isNode = action.action.startsWith('NODE_');
   const cluster = action.cluster_id ? await readClusterState(m, action.cluster_id) : null;
-  const targetName =
-    !isNode && cluster && action.target === action.cluster_id
-      ? cluster.name
-      : (isNode
-          ? await m.getRepository(NodeEntity).findOne({ where: { id: action.target }, select: { name: true } })
-          : await m.getRepository(ClusterEntity).findOne({ where: { id: action.target }, select: { name: true } }))?.name;
+  const targetName = !isNode && cluster?.id === action.target ? cluster.name : await nameOf(m, isNode ? NodeEntity : ClusterEntity, action.target);
   if (f.status === 'SUCCEEDED') await applySuccess(m, action, f);
 
   action.status = f.status;
@@ -130,6 +125,11 @@ export function resolveRefs<T>(value: T, groups: Record<string, string>): T {
     groups[ref] ? JSON.stringify(groups[ref]) : whole,
   );
   return JSON.parse(text) as T;
+}
+
+/** The name of the node or cluster `id`, if it still exists. */
+async function nameOf(m: EntityManager, entity: typeof NodeEntity | typeof ClusterEntity, id: string): Promise<string | undefined> {
+  return (await m.getRepository<{ id: string; name: string }>(entity).findOne({ where: { id }, select: { name: true } }))?.name;
 }
 
 interface ClusterState {

@@ -106,11 +106,7 @@ export class OutboxRelay {
     if (!Number.isFinite(this.markDelayMs) || this.markDelayMs < 0 || this.markDelayMs >= this.handoffLeaseMs / 2) {
       throw new Error(`OutboxRelay markDelayMs must be at least 0 and well below handoffLeaseMs, got ${this.markDelayMs}`);
     }
-    const relay = this;
-    this.handoff = {
-      handoffLeaseSeconds: this.handoffLeaseMs / 1000,
-      handOff: (rows) => relay.take(rows),
-    };
+    this.handoff = { handoffLeaseSeconds: this.handoffLeaseMs / 1000, handOff: (rows) => this.take(rows) };
   }
 
   start(): void {
