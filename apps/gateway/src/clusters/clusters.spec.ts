@@ -433,6 +433,42 @@ describe('profiles, clusters and scaling (issue 2)', () => {
       expect(bad.body.error.message).toBe('Invalid parameter colour');
     });
 
+    it("shows each cluster's node ids in index order and its binding ids in chain order, in a list and alone", async () => {
+      const [{ cluster: a }, { cluster: b }, { cluster: empty }] = [await cluster(), await cluster(), await cluster()];
+      const nodeOf = (c: { id: string; profile_id?: unknown }, index: number) => ({
+        id: randomUUID(),
+        name: `n-${randomUUID().slice(0, 6)}`,
+        cluster_id: c.id,
+        profile_id: c.profile_id as string,
+        project: PROJECT_A,
+        user: 'alice-id',
+        index,
+        status: 'ACTIVE',
+      });
+      // written out of order, interleaved between the clusters
+      const [a3, b1, a1, a2] = [nodeOf(a, 3), nodeOf(b, 1), nodeOf(a, 1), nodeOf(a, 2)];
+      await h.db.dataSource.getRepository(NodeEntity).insert([a3, b1, a1, a2]);
+      const policyId = randomUUID();
+      await h.db.dataSource.getRepository(PolicyEntity).save({
+        id: policyId, name: `p-${policyId.slice(0, 6)}`, type: 'senlin.policy.deletion-1.1',
+        spec: { type: 'senlin.policy.deletion', version: '1.1', properties: {} }, data: {},
+        project: PROJECT_A, user: 'alice-id', domain: null, created_at: new Date(), updated_at: null,
+      });
+      const binding = (clusterId: string, priority: number) => ({
+        id: randomUUID(), cluster_id: clusterId, policy_id: policyId, enabled: true, priority, data: {}, last_op: null, attached_at: new Date(),
+      });
+      const [late, early] = [binding(a.id, 300), binding(b.id, 100)];
+      await h.db.dataSource.getRepository(ClusterPolicyEntity).insert([late, early]);
+
+      const listed = await alice().get('/v1/clusters?limit=1000');
+      const byId = new Map(listed.body.clusters.map((c: { id: string }) => [c.id, c]));
+      expect(byId.get(a.id)).toMatchObject({ nodes: [a1.id, a2.id, a3.id], policies: [late.id] });
+      expect(byId.get(b.id)).toMatchObject({ nodes: [b1.id], policies: [early.id] });
+      expect(byId.get(empty.id)).toMatchObject({ nodes: [], policies: [] });
+      const shown = await alice().get(`/v1/clusters/${a.id}`);
+      expect(shown.body.cluster).toMatchObject({ nodes: [a1.id, a2.id, a3.id], policies: [late.id] });
+    });
+
     it('lists nodes by cluster and refuses an unknown cluster', async () => {
       const { cluster: c } = await cluster();
       const node = {
