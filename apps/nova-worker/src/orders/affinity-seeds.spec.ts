@@ -1,5 +1,5 @@
 import type { NovaPort, Server, ServerGroup } from '@trellis/nova';
-import { affinitySeeds, waitUntilPlaced } from './affinity-seeds';
+import { bootWaves, waitUntilPlaced } from './affinity-seeds';
 
 const server = (id: string, over: Partial<Server> = {}): Server => ({
   id,
@@ -33,39 +33,49 @@ function fakeNova(groups: ServerGroup[], servers: Record<string, Array<Server | 
   return { nova, calls };
 }
 
-const create = (node: string, servergroup?: string) => ({ node_id: node, name: node, placement: servergroup ? { servergroup } : {} }) as never;
+const create = (node: string, servergroup?: string, zone?: string) =>
+  ({ node_id: node, name: node, placement: { ...(servergroup ? { servergroup } : {}), ...(zone ? { zone } : {}) } }) as never;
+const ids = (waves: Array<Array<{ node_id: string }>>) => waves.map((w) => w.map((c) => c.node_id));
 const resolve = (ref: string) => (ref === 'ref:new' ? 'g-new' : ref);
 
-describe('affinitySeeds', () => {
+describe('bootWaves', () => {
   it('boots one server first for each hard-affinity group none of whose members has a host', async () => {
     const { nova } = fakeNova([group('g-new', 'affinity'), group('g-empty', 'affinity', ['s-failed'])], {
       's-failed': [server('s-failed', { status: 'ERROR' })],
     });
-    const seeds = await affinitySeeds([create('n1', 'ref:new'), create('n2', 'ref:new'), create('n3', 'g-empty'), create('n4', 'g-empty')], resolve, nova);
-    expect([...seeds]).toEqual(['n1', 'n3']);
+    const waves = await bootWaves([create('n1', 'ref:new'), create('n2', 'ref:new'), create('n3', 'g-empty'), create('n4', 'g-empty')], resolve, nova);
+    expect(ids(waves)).toEqual([['n1', 'n3'], ['n2', 'n4']]);
   });
 
-  it('boots everything at once into a group with a placed member, another policy, one server or no group', async () => {
-    const { nova, calls } = fakeNova(
-      [group('g-placed', 'affinity', ['s1']), group('g-anti', 'anti-affinity'), group('g-soft', 'soft-affinity'), group('g-one', 'affinity')],
-      { s1: [server('s1', { hostId: 'c0ffee' })] },
-    );
-    const seeds = await affinitySeeds(
-      [
-        create('a1', 'g-placed'),
-        create('a2', 'g-placed'),
-        create('b1', 'g-anti'),
-        create('b2', 'g-anti'),
-        create('c1', 'g-soft'),
-        create('c2', 'g-soft'),
-        create('d1', 'g-one'),
-        create('e1'),
-        create('e2'),
-      ],
+  it('boots the servers of a hard anti-affinity group one per zone per wave', async () => {
+    const { nova } = fakeNova([group('g-anti', 'anti-affinity')]);
+    const waves = await bootWaves(
+      [create('a1', 'g-anti', 'az1'), create('b1', 'g-anti', 'az2'), create('b2', 'g-anti', 'az2'), create('b3', 'g-anti', 'az2'), create('x', undefined, 'az2')],
       resolve,
       nova,
     );
-    expect(seeds.size).toBe(0);
+    expect(ids(waves)).toEqual([['a1', 'b1', 'x'], ['b2'], ['b3']]);
+    // no zone is one zone
+    expect(ids(await bootWaves([create('c1', 'g-anti'), create('c2', 'g-anti')], resolve, nova))).toEqual([['c1'], ['c2']]);
+  });
+
+  it('boots everything at once into a group with a placed member, a soft policy, one server or no group', async () => {
+    const { nova, calls } = fakeNova(
+      [group('g-placed', 'affinity', ['s1']), group('g-soft', 'soft-affinity'), group('g-soft-anti', 'soft-anti-affinity'), group('g-one', 'affinity')],
+      { s1: [server('s1', { hostId: 'c0ffee' })] },
+    );
+    const all = [
+      create('a1', 'g-placed'),
+      create('a2', 'g-placed'),
+      create('b1', 'g-soft-anti', 'az1'),
+      create('b2', 'g-soft-anti', 'az1'),
+      create('c1', 'g-soft'),
+      create('c2', 'g-soft'),
+      create('d1', 'g-one'),
+      create('e1'),
+      create('e2'),
+    ];
+    expect(ids(await bootWaves(all, resolve, nova))).toEqual([['a1', 'a2', 'b1', 'b2', 'c1', 'c2', 'd1', 'e1', 'e2']]);
     expect(calls).not.toContain('group g-one');
   });
 });

@@ -46,6 +46,37 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(await w.results(actionId)).toEqual([]);
   });
 
+  it('boots the second server of a hard anti-affinity group in a zone only once Nova has placed the first', async () => {
+    const actionId = randomUUID();
+    const [a, b, c] = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
+    const order = workOrder(actionId, {
+      create_groups: [{ ref: 'ref:g', name: 'apart', policy: 'anti-affinity' }],
+      create_servers: [
+        serverFor(a, { zone: 'az2', servergroup: 'ref:g' }),
+        serverFor(b, { zone: 'az2', servergroup: 'ref:g' }),
+        serverFor(c, { zone: 'az1', servergroup: 'ref:g' }),
+      ],
+    });
+    // what Nova had placed when each server was asked for, and Nova placing a server when it is looked at
+    const placedAtCreate: string[][] = [];
+    const create = nova.createServer.bind(nova);
+    nova.createServer = async (request) => {
+      placedAtCreate.push([...nova.servers.values()].filter((s) => s.host).map((s) => s.name));
+      return create(request);
+    };
+    const get = nova.getServer.bind(nova);
+    nova.getServer = async (id) => {
+      const server = nova.servers.get(id);
+      if (server && !server.host) server.host = `host-of-${server.name}`;
+      return get(id);
+    };
+
+    expect(await w.apply.execute(order)).toMatchObject({ applied: true, created: 3, failed: 0 });
+    expect(nova.created.map((r) => r.name)).toEqual([a.name, c.name, b.name]);
+    // a and c (other zone) together, b after a had a host
+    expect(placedAtCreate).toEqual([[], [], [a.name, c.name]]);
+  });
+
   it('records a server Nova refused as ERROR and reports the order FAILED at once', async () => {
     const actionId = randomUUID();
     const node = await insertNode(db, { action_id: actionId, data: {} });

@@ -4,7 +4,7 @@ import { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from
 import { WorkOrderEntity, inTransaction } from '@trellis/persistence';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
-import { affinitySeeds, waitUntilPlaced } from './affinity-seeds';
+import { bootWaves, waitUntilPlaced } from './affinity-seeds';
 import { buildServerRequest } from './server-request';
 import { NODE_STATE, ORDER_STATE, completeOrderIfDone, type NodeState, type OrderState } from '../builds/complete-order';
 import { mapLimit } from '../map-limit';
@@ -75,21 +75,26 @@ export class ApplyWorkOrderUseCase {
         return { create, serverId: null, error: `Nova refused to create the server for node ${create.name}: ${errorMessage(e)}` };
       }
     };
-    // a hard-affinity group with no placed member gets its first server alone (see affinity-seeds.ts)
-    const seeds = await affinitySeeds(order.create_servers, resolveGroup, this.nova);
-    const seeded = await mapLimit(order.create_servers.filter((c) => seeds.has(c.node_id)), this.options.concurrency, createOne);
-    // bounded by half the order's claim, so that no other delivery takes the order over meanwhile
-    const timeoutMs = Math.min(order.build_timeout, this.options.leaseSeconds / 2) * 1000;
+    // servers of a hard (anti-)affinity group that would race in Nova's scheduler go in waves (affinity-seeds.ts),
+    // all waiting bounded by half the order's claim, so that no other delivery takes the order over meanwhile
+    const waves = await bootWaves(order.create_servers, resolveGroup, this.nova);
+    const waitUntil = Date.now() + Math.min(order.build_timeout, this.options.leaseSeconds / 2) * 1000;
     const pollMs = this.options.pollIntervalMs ?? 500;
-    await Promise.all(
-      seeded.map(async (o) => {
-        if (o.serverId && !(await waitUntilPlaced(this.nova, o.serverId, { pollMs, timeoutMs }))) {
-          log.warn('the first server of an affinity group got no host; booting the others anyway', { server_id: o.serverId });
-        }
-      }),
-    );
-    const rest = await mapLimit(order.create_servers.filter((c) => !seeds.has(c.node_id)), this.options.concurrency, createOne);
-    const outcomes = [...seeded, ...rest];
+    const outcomes: Array<Awaited<ReturnType<typeof createOne>>> = [];
+    for (const [i, wave] of waves.entries()) {
+      const booted = await mapLimit(wave, this.options.concurrency, createOne);
+      outcomes.push(...booted);
+      if (i === waves.length - 1) continue;
+      await Promise.all(
+        booted.map(async (o) => {
+          if (!o.serverId || !o.create.placement.servergroup) return;
+          const timeoutMs = Math.max(0, waitUntil - Date.now());
+          if (!(await waitUntilPlaced(this.nova, o.serverId, { pollMs, timeoutMs }))) {
+            log.warn('a server of a server group got no host in time; booting the next ones anyway', { server_id: o.serverId });
+          }
+        }),
+      );
+    }
 
     for (const del of order.delete_servers) {
       if (del.destroy && del.physical_id) await this.nova.deleteServer(del.physical_id);

@@ -49,8 +49,10 @@ export class FakeNova implements Partial<NovaPort> {
     if (server) server.status = 'DELETING';
   }
 
-  async getServerGroup(): Promise<ServerGroup | null> {
-    return null;
+  readonly groups = new Map<string, ServerGroup>();
+
+  async getServerGroup(id: string): Promise<ServerGroup | null> {
+    return this.groups.get(id) ?? null;
   }
 
   async findServerGroup(): Promise<ServerGroup | null> {
@@ -58,7 +60,9 @@ export class FakeNova implements Partial<NovaPort> {
   }
 
   async createServerGroup(name: string, policy: ServerGroup['policy']): Promise<ServerGroup> {
-    return { id: randomUUID(), name, policy, rules: {}, members: [] };
+    const group: ServerGroup = { id: randomUUID(), name, policy, rules: {}, members: [] };
+    this.groups.set(group.id, group);
+    return group;
   }
 
   /** the server Nova booted for `nodeId` becomes ACTIVE in `zone` on `host` */
