@@ -1,5 +1,5 @@
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
-import { createNovaClient, createTokenValidator } from '@trellis/nova';
+import { TrustedNovaPool, createKeystoneTrusts, createNovaClient, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry, loadPolicyPlugins, type PolicyClass } from '@trellis/policies';
 import { openInfrastructure, type Infrastructure } from '@trellis/runtime';
 import { startGateway } from '../apps/gateway/src/bootstrap';
@@ -48,17 +48,19 @@ export async function startEmbedded(
         buildDelayMs: config.simulator.buildDelayMs,
         demoPassword: config.simulator.demoPassword,
         adminPassword: config.simulator.adminPassword,
+        servicePassword: config.simulator.servicePassword,
         topology: config.simulator.topologyFile ? await readTopology(config.simulator.topologyFile) : undefined,
         clusteringUrl: clusteringUrl(config) ?? undefined,
       });
       closers.push(() => simulator!.close());
-      // The worker and the gateway talk to the simulator exactly as they would to a real cloud.
+      // The worker and the gateway talk to the simulator exactly as they would to a real cloud: as
+      // Trellis's own service user, the trustee of every user's trust.
       openstack = {
         ...openstack,
         authUrl: simulator.authUrl,
-        username: 'admin',
-        password: config.simulator.adminPassword,
-        projectName: 'admin',
+        username: 'trellis',
+        password: config.simulator.servicePassword,
+        projectName: 'service',
         userDomainName: 'Default',
         projectDomainName: 'Default',
         regionName: 'RegionOne',
@@ -72,9 +74,11 @@ export async function startEmbedded(
     const infra = await openInfrastructure(config, logger);
     closers.push(() => infra.close());
     const dataSource = infra.database.dataSource;
-    const nova = createNovaClient(openstack, { logger: logger.child({ component: 'nova' }) });
+    const novaLogger = logger.child({ component: 'nova' });
+    const nova = createNovaClient(openstack, { logger: novaLogger });
+    const trusted = new TrustedNovaPool(openstack, { logger: novaLogger });
 
-    const worker = await startNovaWorker({ config, dataSource, bus: infra.bus, nova, logger: logger.child({ service: 'nova-worker' }) });
+    const worker = await startNovaWorker({ config, dataSource, bus: infra.bus, nova, trusted, logger: logger.child({ service: 'nova-worker' }) });
     closers.push(() => worker.close());
     const engine = await startPolicyEngine({ config, dataSource, bus: infra.bus, registry, logger: logger.child({ service: 'policy-engine' }) });
     closers.push(() => engine.close());
@@ -84,6 +88,7 @@ export async function startEmbedded(
       bus: infra.bus,
       registry,
       tokenValidator: createTokenValidator(openstack),
+      trusts: createKeystoneTrusts(openstack, { logger: novaLogger }),
     });
     closers.push(() => gateway.close());
     return { url: gateway.url, config, infra, simulator, registry, close };

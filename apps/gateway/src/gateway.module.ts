@@ -1,6 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { TOKEN_VALIDATOR, createLogger, type Logger, type TokenValidator, type TrellisConfig } from '@trellis/common';
+import { TOKEN_VALIDATOR, createLogger, type Logger, type TokenValidator, type TrellisConfig, type TrustIssuer } from '@trellis/common';
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
 import { ActionSubmitter } from './actions/action-submitter';
@@ -32,12 +32,15 @@ import { DecisionsController } from './decisions/decisions.controller';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { DecisionsService } from './decisions/decisions.service';
+import { TrustBroker } from './trusts/trust-broker';
 
 export interface GatewayDeps {
   config: TrellisConfig;
   dataSource: DataSource;
   bus: MessageBus;
   tokenValidator: TokenValidator;
+  /** Keystone's OS-TRUST: the gateway makes a trust from each user who starts an action (docs/SECURITY.md) */
+  trusts: TrustIssuer;
   registry: PolicyRegistry;
   /** defaults to a JSON logger at config.logLevel */
   logger?: Logger;
@@ -66,6 +69,7 @@ export class GatewayModule implements NestModule {
       { provide: MESSAGE_BUS, useValue: deps.bus },
       { provide: POLICY_REGISTRY, useValue: deps.registry },
       { provide: GATEWAY_LOGGER, useValue: logger },
+      { provide: TrustBroker, useValue: new TrustBroker(deps.trusts, logger.child({ component: 'trusts' })) },
       { provide: APP_GUARD, useClass: ApiGuard },
       { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
       UnitOfWork,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { createTokenValidator } from '@trellis/nova';
+import { createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startGateway } from './bootstrap';
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     dataSource: infra.database.dataSource,
     bus: infra.bus,
     tokenValidator,
+    trusts: createKeystoneTrusts(config.openstack, { logger }),
     registry,
     logger,
   });

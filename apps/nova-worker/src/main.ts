@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { createNovaClient } from '@trellis/nova';
+import { TrustedNovaPool, createNovaClient } from '@trellis/nova';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startNovaWorker } from './bootstrap';
 
 /**
- * The nova-worker alone. It needs a cloud: OS_AUTH_URL with the usual OS_* variables, or OS_CLOUD
+ * The nova-worker alone. It needs a cloud: OS_AUTH_URL with the usual OS_* variables (Trellis's own
+ * service user, the trustee of the users' trusts: password auth), or OS_CLOUD
  * with clouds.yaml (a stand-alone worker does not start a simulator; run `npm run
  * start:nova-simulator` and point OS_AUTH_URL at it).
  */
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
     dataSource: infra.database.dataSource,
     bus: infra.bus,
     nova,
+    trusted: new TrustedNovaPool(config.openstack, { logger }),
     logger,
   });
   logger.info('nova-worker started', { compute_microversion: await nova.microversion() });

@@ -9,6 +9,7 @@ import {
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging';
 import type { NovaPort } from '@trellis/nova';
+import { NovaAccess, type TrustedClients } from './identity/nova-access';
 import { BuildPoller } from './builds/build-poller';
 import { FactsRefresher } from './facts/facts-refresher';
 import { WorkerHandlers } from './messages/worker.handlers';
@@ -17,7 +18,10 @@ import { SurveyClusterUseCase } from './facts/survey-cluster.usecase';
 import type { ServiceDeps } from '@trellis/runtime';
 
 export interface WorkerDeps extends ServiceDeps {
+  /** Trellis's own identity: cloud-wide reads only (hypervisors, zones and their hosts) */
   nova: NovaPort;
+  /** Nova as a project, with a token scoped to a Keystone trust (libs/nova TrustedNovaPool) */
+  trusted: TrustedClients;
 }
 
 const DEPS = Symbol('WORKER_DEPS');
@@ -57,6 +61,8 @@ export class WorkerRunner implements OnApplicationBootstrap, OnApplicationShutdo
 export class WorkerModule {
   static forRoot(deps: WorkerDeps): DynamicModule {
     const { config, dataSource, nova, logger } = deps;
+    const access = new NovaAccess(dataSource, deps.trusted, nova, logger.child({ component: 'nova-access' }));
+    const facts = new FactsRefresher(dataSource, access, logger.child({ component: 'facts' }), config.worker.factsRefreshSeconds);
     return {
       module: WorkerModule,
       providers: [
@@ -64,22 +70,28 @@ export class WorkerModule {
         {
           provide: BuildPoller,
           useFactory: () =>
-            new BuildPoller(dataSource, nova, logger.child({ component: 'build-poller' }), {
-              workerId: config.instanceId,
-              pollIntervalMs: config.worker.pollIntervalMs,
-              leaseSeconds: config.engine.leaseSeconds,
-              concurrency: config.worker.concurrency,
-              batchSize: 200,
-            }),
+            new BuildPoller(
+              dataSource,
+              access,
+              logger.child({ component: 'build-poller' }),
+              {
+                workerId: config.instanceId,
+                pollIntervalMs: config.worker.pollIntervalMs,
+                leaseSeconds: config.engine.leaseSeconds,
+                concurrency: config.worker.concurrency,
+                batchSize: 200,
+              },
+              (project, server) => facts.hostOf(project, server),
+            ),
         },
         {
           provide: FactsRefresher,
-          useFactory: () => new FactsRefresher(dataSource, nova, logger.child({ component: 'facts' }), config.worker.factsRefreshSeconds),
+          useValue: facts,
         },
         {
           provide: ApplyWorkOrderUseCase,
           useFactory: () =>
-            new ApplyWorkOrderUseCase(dataSource, nova, logger, {
+            new ApplyWorkOrderUseCase(dataSource, access, logger, {
               concurrency: config.worker.concurrency,
               leaseSeconds: config.engine.leaseSeconds,
               pollIntervalMs: config.worker.pollIntervalMs,
@@ -95,9 +107,11 @@ export class WorkerModule {
                 poller.kick();
                 // the engine decides on the server groups it knows of: re-read them when this order
                 // changed some (the interval and explicit surveys cover everything else)
-                if (order.create_groups.length || order.delete_groups.length) void facts.refresh();
+                if (order.create_groups.length || order.delete_groups.length) {
+                  void facts.refreshProject({ project: order.project, user: order.user }).catch(() => undefined);
+                }
               },
-              new SurveyClusterUseCase(dataSource, nova, facts, logger.child({ component: 'survey' })),
+              new SurveyClusterUseCase(dataSource, access, facts, logger.child({ component: 'survey' })),
             ),
           inject: [ApplyWorkOrderUseCase, BuildPoller, FactsRefresher],
         },

@@ -60,4 +60,6 @@ export const CloudFactKinds = {
   availabilityZones: 'availability_zones',
   hypervisors: 'hypervisors',
   serverGroups: 'server_groups',
+  /** cloud-wide: Nova's host-to-zone map (admin os-availability-zone/detail), `[{zoneName, hosts}]`; not in snapshots */
+  hostZones: 'host_zones',
 } as const;

@@ -15,6 +15,7 @@ import { ActionEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import type { Tx } from '../infra/unit-of-work';
+import { TrustBroker } from '../trusts/trust-broker';
 import { BYPASS_CONFLICT_CHECKS, actionName } from './action-names';
 
 export interface NewAction {
@@ -48,8 +49,12 @@ const SCALING_POLICY_PREFIX = 'senlin.policy.scaling-';
  */
 @Injectable()
 export class ActionSubmitter {
+  constructor(private readonly trusts: TrustBroker) {}
+
   async submit(tx: Tx, req: ApiRequest, a: NewAction): Promise<ActionEntity> {
     const { manager } = tx;
+    // the worker acts in Nova as this user, with a trust made now if there is none yet
+    await this.trusts.ensure(manager, req.caller);
     if (!BYPASS_CONFLICT_CHECKS.includes(a.action)) await this.checkConflicts(tx, a);
     const now = new Date();
     const row = manager.getRepository(ActionEntity).create({

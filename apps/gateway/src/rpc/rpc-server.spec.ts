@@ -10,7 +10,7 @@ import request from 'supertest';
 import type { EntitySubscriberInterface } from 'typeorm';
 import type { TransactionCommitEvent } from 'typeorm/subscriber/event/TransactionCommitEvent';
 import { startGateway, type RunningGateway } from '../bootstrap';
-import { FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, TOKENS } from '../testing/gateway-harness';
+import { FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, RecordingTrustIssuer, TOKENS } from '../testing/gateway-harness';
 import { RpcServer } from './rpc-server';
 
 /** Keystone that cannot be reached for one token: the gateway must answer 503, as REST does. */
@@ -47,6 +47,7 @@ describe('gateway RPC over the message bus', () => {
       dataSource: db.dataSource,
       bus,
       tokenValidator: new FlakyKeystone(),
+      trusts: new RecordingTrustIssuer(),
       registry: PolicyRegistry.withBuiltins(),
       logger: silentLogger,
     });

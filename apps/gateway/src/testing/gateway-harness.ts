@@ -1,4 +1,4 @@
-import { loadConfig, silentLogger, type AuthContext, type Logger, type TokenValidator } from '@trellis/common';
+import { loadConfig, silentLogger, type AuthContext, type Logger, type TokenValidator, type TrustIssuer } from '@trellis/common';
 import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
@@ -37,6 +37,32 @@ export class FakeTokenValidator implements TokenValidator {
   }
 }
 
+/** Keystone's OS-TRUST in memory: records the trusts made, and can forget one (a revocation). */
+export class RecordingTrustIssuer implements TrustIssuer {
+  readonly trusts = new Map<string, { trustorUserId: string; projectId: string; roles: string[]; token: string }>();
+  gets = 0;
+  private next = 0;
+
+  async serviceUserId(): Promise<string> {
+    return 'trellis-service-user';
+  }
+
+  async create(userToken: string, input: { trustorUserId: string; projectId: string; roles: string[] }): Promise<{ id: string }> {
+    const id = `trust-${++this.next}`;
+    this.trusts.set(id, { ...input, token: userToken });
+    return { id };
+  }
+
+  async get(trustId: string): Promise<{ id: string } | null> {
+    this.gets++;
+    return this.trusts.has(trustId) ? { id: trustId } : null;
+  }
+
+  revoke(trustId: string): void {
+    this.trusts.delete(trustId);
+  }
+}
+
 /**
  * The gateway never publishes itself (the outbox relay does), so a bus that records what it is given
  * and refuses everything else shows a stray publish at once.
@@ -67,6 +93,7 @@ export class RecordingBus implements MessageBus {
 
 export interface GatewayHarness {
   bus: RecordingBus;
+  trusts: RecordingTrustIssuer;
   gateway: RunningGateway;
   db: Database;
   http(): ReturnType<typeof request>;
@@ -89,6 +116,7 @@ export async function startGatewayHarness(
   const db = await openTestDatabase();
   const config = loadConfig({ TRELLIS_PORT: '0', ...options.env });
   const bus = new RecordingBus();
+  const trusts = new RecordingTrustIssuer();
   let gateway: RunningGateway;
   try {
     gateway = await startGateway({
@@ -96,6 +124,7 @@ export async function startGatewayHarness(
       dataSource: db.dataSource,
       bus,
       tokenValidator: new FakeTokenValidator(),
+      trusts,
       registry: PolicyRegistry.withBuiltins(),
       logger: options.logger ?? silentLogger,
       // HTTP only: the RPC transport has its own tests on the in-memory bus (rpc/rpc-server.spec.ts)
@@ -121,6 +150,7 @@ export async function startGatewayHarness(
   };
   return {
     bus,
+    trusts,
     gateway,
     db,
     http,

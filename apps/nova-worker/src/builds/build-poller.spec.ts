@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FakeNova, insertNode, serverFor, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
 describe('BuildPoller', () => {
   let db: Database;
@@ -15,6 +15,7 @@ describe('BuildPoller', () => {
   beforeEach(async () => {
     // each test sees only its own nodes in CREATING or DELETING
     await db.dataSource.query(`DELETE FROM nodes`);
+    await storeFixtureTrust(db);
     nova = new FakeNova();
     w = workerOn(db, nova);
   });
@@ -134,5 +135,20 @@ describe('BuildPoller', () => {
         ],
       },
     ]);
+  });
+
+  it('follows a build with the trust its order was applied with, and fails the node at once when Keystone refuses that trust', async () => {
+    const { actionId, nodes } = await building(1);
+    w.trustsAsked.length = 0;
+    w.refuseTrust(FIXTURE_TRUST);
+
+    expect(await w.poller.tick()).toBe(1);
+
+    expect(w.trustsAsked).toEqual([FIXTURE_TRUST]);
+    expect(await w.node(nodes[0].id)).toMatchObject({
+      status: 'ERROR',
+      status_reason: expect.stringContaining('could not be followed while it was built: The Keystone trust trust-user-a-project-a from user user-a'),
+    });
+    expect((await w.results(actionId))[0]).toMatchObject({ outcome: 'FAILED' });
   });
 });

@@ -1,10 +1,14 @@
 import { errorMessage, type Logger } from '@trellis/common';
-import type { NovaPort, Server } from '@trellis/nova';
+import type { Server } from '@trellis/nova';
 import { inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
 import { NODE_STATE, completeOrderIfDone, type NodeState } from './complete-order';
+import { isPermanent, type NovaAccess } from '../identity/nova-access';
+
+/** Turns what Nova shows the owner of a server into the host it runs on (FactsRefresher.hostOf). */
+export type HostResolver = (projectId: string, server: Pick<Server, 'host' | 'hostId'>) => string | null;
 
 export interface BuildPollerOptions {
   workerId: string;
@@ -16,7 +20,10 @@ export interface BuildPollerOptions {
 }
 
 /** What the poller reads of a node it claimed. */
-type PolledNode = Pick<NodeEntity, 'id' | 'name' | 'status' | 'physical_id' | 'data' | 'action_id' | 'build_deadline'>;
+type PolledNode = Pick<NodeEntity, 'id' | 'name' | 'status' | 'physical_id' | 'data' | 'action_id' | 'build_deadline' | 'project'> & {
+  /** the user whose trust the node's work order was applied with */
+  owner_user: string;
+};
 
 /** A final state: ACTIVE or ERROR, with what comes with it. */
 interface Final {
@@ -53,9 +60,10 @@ export class BuildPoller {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly nova: NovaPort,
+    private readonly access: NovaAccess,
     private readonly logger: Logger,
     private readonly options: BuildPollerOptions,
+    private readonly hostOf: HostResolver = (_, s) => s.host ?? s.hostId ?? null,
   ) {}
 
   start(): void {
@@ -130,7 +138,8 @@ export class BuildPoller {
          WHERE status IN ('CREATING', 'DELETING') AND (lease_expires_at IS NULL OR lease_expires_at < $3)
          ORDER BY updated_at ASC LIMIT $4
          FOR UPDATE SKIP LOCKED)
-       RETURNING id, name, status, physical_id, data, action_id, build_deadline`,
+       RETURNING id, name, status, physical_id, data, action_id, build_deadline, project,
+         COALESCE((SELECT o.payload->>'user' FROM work_orders o WHERE o.action_id = nodes.action_id), "user") AS owner_user`,
       [this.options.workerId, until, now, this.options.batchSize],
     );
     return changedRows<PolledNode>(result);
@@ -138,10 +147,17 @@ export class BuildPoller {
 
   private async observe(node: PolledNode, now: Date): Promise<Observation> {
     try {
-      const server = node.physical_id ? await this.nova.getServer(node.physical_id) : null;
+      // as the node's owner, like every call about a project's servers
+      const nova = node.physical_id ? await this.access.asOwner({ project: node.project, user: node.owner_user }) : null;
+      const server = nova && node.physical_id ? await nova.getServer(node.physical_id) : null;
       const change = node.status === 'CREATING' ? this.buildChange(node, server, now) : this.deleteChange(node, server, now);
       return { node, change: change ?? this.lookAgain(now) };
     } catch (e) {
+      if (isPermanent(e)) {
+        // the trust is gone: nothing this worker may do about the server, and no retry will help
+        const verb = node.status === 'CREATING' ? 'built' : 'deleted';
+        return { node, change: { status: 'ERROR', status_reason: `Server ${node.physical_id} of node ${node.name} could not be followed while it was ${verb}: ${errorMessage(e)}` } };
+      }
       this.logger.warn('could not look at a server; will look again', {
         node_id: node.id,
         server_id: node.physical_id,
@@ -168,7 +184,7 @@ export class BuildPoller {
       // Senlin fills placement.zone only if the policy did not set one; Trellis records the zone
       // the server really got, so the next zone plan counts it where it is (decision 1).
       if (server.availabilityZone) placement.zone = server.availabilityZone;
-      placement.host = server.host ?? server.hostId ?? null;
+      placement.host = this.hostOf(node.project, server);
       return { status: 'ACTIVE', status_reason: 'Creation succeeded', data: { ...node.data, placement }, created_at: now };
     }
     if (server.status === 'ERROR') {

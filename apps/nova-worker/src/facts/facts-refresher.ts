@@ -1,23 +1,32 @@
 import { errorMessage, type Logger } from '@trellis/common';
-import type { NovaPort } from '@trellis/nova';
-import { CloudFactEntity, row } from '@trellis/persistence';
+import type { NovaPort, Server } from '@trellis/nova';
 import type { DataSource } from 'typeorm';
 import { CloudFactKinds as FactKinds } from '@trellis/contracts';
+import { hostIdOf, type NovaAccess, type Owner } from '../identity/nova-access';
 
+/** `cloud_facts.project` of the cloud-wide kinds. */
+const CLOUD_WIDE = '';
 
 /**
- * Copies what the policies need to know about Nova into `cloud_facts`: availability zones (as
- * Nova's availabilityZoneInfo entries), hypervisors and server groups. Runs at start-up, on an
- * interval and after the worker changed server groups. A kind that cannot be read (hypervisors
- * need the admin role) is stored with the error, so a decision can say why it lacked the fact.
+ * Copies what the policies need to know about Nova into `cloud_facts`, kept apart by who may see
+ * it (docs/SECURITY.md):
+ * - cloud-wide, read with Trellis's service identity: availability zones, hypervisors and the
+ *   host-to-zone map (project '');
+ * - per project, read with a trust of that project: its server groups (project = its id). A
+ *   decision reads the cloud-wide rows and its own project's, never another project's.
+ * Runs at start-up, on an interval, after an order changed a project's server groups and on a
+ * drift survey. A kind that cannot be read is stored with the error, so a decision can say why it
+ * lacked the fact.
  */
 export class FactsRefresher {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
+  /** every host name the cloud-wide facts name, to turn a member's hostId back into its host */
+  private hosts: string[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly nova: NovaPort,
+    private readonly access: NovaAccess,
     private readonly logger: Logger,
     private readonly intervalSeconds: number,
   ) {}
@@ -34,6 +43,7 @@ export class FactsRefresher {
     await this.inFlight;
   }
 
+  /** cloud-wide facts, then the server groups of every project that has clusters */
   refresh(): Promise<void> {
     if (!this.inFlight) {
       this.inFlight = this.readAll().finally(() => {
@@ -52,22 +62,36 @@ export class FactsRefresher {
     await this.refresh();
   }
 
+  /** The server groups of one project, read as that project (after an order changed them, or on a survey). */
+  async refreshProject(owner: Owner, nova?: NovaPort): Promise<void> {
+    await this.store(FactKinds.serverGroups, owner.project, async () => (await (nova ?? (await this.access.asOwner(owner))).listServerGroups()));
+  }
+
+  /**
+   * The host a server of a project runs on. A member sees only Nova's hostId (a per-project hash of
+   * the host); the host names come from the cloud-wide facts, so the hash is turned back into the
+   * name without reading the server with more rights than its owner has. Null before placement; the
+   * hostId itself for a host the facts do not name.
+   */
+  hostOf(projectId: string, server: Pick<Server, 'host' | 'hostId'>): string | null {
+    if (server.host) return server.host;
+    if (!server.hostId) return null;
+    const found = this.hosts.find((h) => hostIdOf(projectId, h) === server.hostId);
+    return found ?? server.hostId;
+  }
+
   private async readAll(): Promise<void> {
-    const now = new Date();
-    const repo = this.dataSource.getRepository(CloudFactEntity);
-    const read = async (kind: string, fetch: () => Promise<unknown>) => {
-      try {
-        await repo.upsert(row<CloudFactEntity>({ kind, data: { items: await fetch() }, fetched_at: now }), ['kind']);
-      } catch (e) {
-        this.logger.warn('could not read a Nova fact', { kind, error: errorMessage(e) });
-        await repo.upsert(row<CloudFactEntity>({ kind, data: { items: [], error: errorMessage(e) }, fetched_at: now }), ['kind']);
-      }
-    };
-    await read(FactKinds.availabilityZones, async () =>
-      (await this.nova.listAvailabilityZones(false)).map((z) => ({ zoneName: z.name, zoneState: { available: z.available } })),
+    await this.readCloudWide();
+    await this.readProjects();
+  }
+
+  private async readCloudWide(): Promise<void> {
+    const cloud = this.access.cloud;
+    await this.store(FactKinds.availabilityZones, CLOUD_WIDE, async () =>
+      (await cloud.listAvailabilityZones(false)).map((z) => ({ zoneName: z.name, zoneState: { available: z.available } })),
     );
-    await read(FactKinds.hypervisors, async () =>
-      (await this.nova.listHypervisors()).map((h) => ({
+    const hypervisors = await this.store(FactKinds.hypervisors, CLOUD_WIDE, async () =>
+      (await cloud.listHypervisors()).map((h) => ({
         id: h.id,
         hypervisor_hostname: h.hypervisorHostname,
         service: { host: h.serviceHost },
@@ -75,6 +99,54 @@ export class FactsRefresher {
         status: h.status,
       })),
     );
-    await read(FactKinds.serverGroups, async () => await this.nova.listServerGroups());
+    const zones = await this.store(FactKinds.hostZones, CLOUD_WIDE, async () =>
+      (await cloud.listAvailabilityZones(true)).map((z) => ({ zoneName: z.name, hosts: z.hosts ?? [] })),
+    );
+    const names = new Set<string>();
+    for (const h of hypervisors ?? []) {
+      if (h.service.host) names.add(h.service.host);
+    }
+    for (const z of zones ?? []) for (const h of z.hosts) names.add(h);
+    if (names.size) this.hosts = [...names];
+  }
+
+  /** projects with clusters, each read with the most recently confirmed trust of that project */
+  private async readProjects(): Promise<void> {
+    let owners: Array<{ project_id: string; user_id: string }>;
+    try {
+      owners = await this.dataSource.query(
+        `SELECT DISTINCT ON (t.project_id) t.project_id, t.user_id FROM trusts t
+          WHERE t.project_id IN (SELECT DISTINCT project FROM clusters)
+          ORDER BY t.project_id, t.verified_at DESC`,
+      );
+    } catch (e) {
+      this.logger.warn('could not list the projects to read server groups of', { error: errorMessage(e) });
+      return;
+    }
+    for (const o of owners) {
+      await this.refreshProject({ project: o.project_id, user: o.user_id }).catch((e) =>
+        this.logger.warn('could not read the server groups of a project', { project_id: o.project_id, error: errorMessage(e) }),
+      );
+    }
+  }
+
+  /** Stores one kind's items (or the error that kept it from being read); returns the items read. */
+  private async store<T>(kind: string, project: string, fetch: () => Promise<T[]>): Promise<T[] | null> {
+    const now = new Date();
+    let items: T[] | null = null;
+    let data: Record<string, unknown>;
+    try {
+      items = await fetch();
+      data = { items };
+    } catch (e) {
+      this.logger.warn('could not read a Nova fact', { kind, project_id: project || undefined, error: errorMessage(e) });
+      data = { items: [], error: errorMessage(e) };
+    }
+    await this.dataSource.query(
+      `INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (kind, project) DO UPDATE SET data = EXCLUDED.data, fetched_at = EXCLUDED.fetched_at`,
+      [kind, project, JSON.stringify(data), now],
+    );
+    return items;
   }
 }

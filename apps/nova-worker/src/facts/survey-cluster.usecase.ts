@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Exchanges, RoutingKeys, SCHEMA_VERSION, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
-import type { Logger } from '@trellis/common';
-import { TRELLIS_CLUSTER_KEY, TRELLIS_NODE_KEY, type NovaPort } from '@trellis/nova';
+import { errorMessage, type Logger } from '@trellis/common';
+import { TRELLIS_CLUSTER_KEY, TRELLIS_NODE_KEY, type Server } from '@trellis/nova';
 import { NodeEntity, addToOutbox, inTransaction, row } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
 import type { FactsRefresher } from './facts-refresher';
+import { isPermanent, type NovaAccess } from '../identity/nova-access';
 
 /**
  * A work order that changes nothing (kind `cloud`, every list empty) asks the worker to look at the
@@ -22,14 +23,25 @@ export function isSurveyOrder(order: WorkOrderMessage): boolean {
 export class SurveyClusterUseCase {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly nova: NovaPort,
+    private readonly access: NovaAccess,
     private readonly facts: FactsRefresher,
     private readonly logger: Logger,
   ) {}
 
   async execute(order: WorkOrderMessage): Promise<{ moved: number }> {
     await this.facts.refreshFromNow();
-    const servers = order.cluster_id ? await this.nova.listServers({ metadata: { [TRELLIS_CLUSTER_KEY]: order.cluster_id } }) : [];
+    // the cluster's servers and its project's server groups, read as the project that asked
+    const owner = { project: order.project, user: order.user };
+    let servers: Server[] = [];
+    let refused: string | null = null;
+    try {
+      const nova = await this.access.asOwner(owner);
+      await this.facts.refreshProject(owner, nova);
+      servers = order.cluster_id ? await nova.listServers({ metadata: { [TRELLIS_CLUSTER_KEY]: order.cluster_id } }) : [];
+    } catch (e) {
+      if (!isPermanent(e)) throw e;
+      refused = errorMessage(e);
+    }
     const now = new Date();
     let moved = 0;
     await inTransaction(this.dataSource, async (m) => {
@@ -41,7 +53,7 @@ export class SurveyClusterUseCase {
         const server = (node.physical_id ? byServer.get(node.physical_id) : undefined) ?? byNode.get(node.id);
         if (!server) continue;
         const placement = { ...((node.data.placement as Record<string, unknown>) ?? {}) };
-        const host = server.host ?? server.hostId ?? null;
+        const host = this.facts.hostOf(order.project, server);
         const zone = server.availabilityZone ?? placement.zone ?? null;
         if (placement.host === host && placement.zone === zone) continue;
         placement.host = host;
@@ -57,8 +69,8 @@ export class SurveyClusterUseCase {
         correlation_id: order.correlation_id,
         sent_at: now.toISOString(),
         cluster_id: order.cluster_id,
-        outcome: 'SUCCEEDED',
-        reason: `Looked at the cloud again: facts refreshed, ${moved} node(s) found on another host or zone.`,
+        outcome: refused ? 'FAILED' : 'SUCCEEDED',
+        reason: refused ?? `Looked at the cloud again: facts refreshed, ${moved} node(s) found on another host or zone.`,
         nodes: [],
         groups: {},
       };

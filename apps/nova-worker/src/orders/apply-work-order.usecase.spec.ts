@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FakeNova, insertNode, serverFor, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
 describe('ApplyWorkOrderUseCase', () => {
   let db: Database;
@@ -12,7 +12,8 @@ describe('ApplyWorkOrderUseCase', () => {
     db = await openTestDatabase();
   });
   afterAll(() => db.close());
-  beforeEach(() => {
+  beforeEach(async () => {
+    await storeFixtureTrust(db);
     nova = new FakeNova();
     w = workerOn(db, nova);
   });
@@ -186,5 +187,52 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(reports).toHaveLength(2);
     expect(reports[1].message_id).not.toBe(first.message_id);
     expect(reports[1]).toMatchObject({ outcome: 'SUCCEEDED', nodes: first.nodes });
+  });
+
+  describe('acts as the project that asked', () => {
+    it('asks Nova with the trust of the order\'s user and project', async () => {
+      const actionId = randomUUID();
+      const node = await insertNode(db, { action_id: actionId });
+      await w.apply.execute(workOrder(actionId, { create_servers: [serverFor(node)] }));
+      expect(w.trustsAsked).toEqual([FIXTURE_TRUST]);
+      expect((await w.node(node.id))?.status).toBe('CREATING');
+    });
+
+    it('fails every node and reports FAILED at once, naming user and project, when there is no trust', async () => {
+      const actionId = randomUUID();
+      const create = await insertNode(db, { action_id: actionId });
+      const remove = await insertNode(db, { action_id: actionId, status: 'ACTIVE', physical_id: 'server-x' });
+      const order = workOrder(actionId, {
+        user: 'user-without-trust',
+        create_groups: [{ ref: 'ref:g', name: 'g', policy: 'anti-affinity' }],
+        create_servers: [serverFor(create)],
+        delete_servers: [{ node_id: remove.id, physical_id: 'server-x', destroy: true }],
+      });
+      await w.apply.execute(order);
+      expect(nova.created).toHaveLength(0);
+      expect(nova.groups.size).toBe(0);
+      for (const id of [create.id, remove.id]) {
+        expect(await w.node(id)).toMatchObject({
+          status: 'ERROR',
+          status_reason: expect.stringContaining('No Keystone trust from user user-without-trust to Trellis in project project-a'),
+        });
+      }
+      const [result] = await w.results(actionId);
+      expect(result).toMatchObject({ outcome: 'FAILED', reason: expect.stringContaining('user-without-trust') });
+      expect((await w.order(actionId)).status).toBe('DONE');
+    });
+
+    it('fails at once when Keystone refuses the trust, and drops the trust so the next action makes a new one', async () => {
+      w.refuseTrust(FIXTURE_TRUST);
+      const actionId = randomUUID();
+      const node = await insertNode(db, { action_id: actionId });
+      await w.apply.execute(workOrder(actionId, { create_servers: [serverFor(node)] }));
+      expect(await w.node(node.id)).toMatchObject({
+        status: 'ERROR',
+        status_reason: expect.stringMatching(/trust-user-a-project-a from user user-a to Trellis in project project-a can no longer be used.*Could not find trust/),
+      });
+      expect((await w.results(actionId))[0].outcome).toBe('FAILED');
+      expect(await db.dataSource.query(`SELECT * FROM trusts WHERE trust_id = $1`, [FIXTURE_TRUST])).toEqual([]);
+    });
   });
 });

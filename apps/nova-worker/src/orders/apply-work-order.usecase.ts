@@ -8,6 +8,7 @@ import { bootWaves, waitUntilPlaced } from './affinity-seeds';
 import { buildServerRequest } from './server-request';
 import { NODE_STATE, ORDER_STATE, completeOrderIfDone, type NodeState, type OrderState } from '../builds/complete-order';
 import { mapLimit } from '../map-limit';
+import { isPermanent, type NovaAccess } from '../identity/nova-access';
 
 export interface ApplyResult {
   /** false when the order had been applied before (a redelivery): nothing was done again */
@@ -21,7 +22,12 @@ export interface ApplyResult {
 /**
  * Applies one work order to Nova: server groups first, then servers, then deletions. Every step is
  * idempotent, so a redelivered order (the worker died before acking) finds what it made last time
- * instead of making it again: groups by name, servers by the node tag in their metadata.
+ * instead of making it again: groups by name (in the order's project only), servers by the node tag
+ * in their metadata.
+ *
+ * Every call is made as the project that asked, with the Keystone trust of the order's user
+ * (NovaAccess.asOwner): Nova's own rules and quotas apply. A trust that is missing or refused fails
+ * the whole order at once, as does any other permanent refusal before a server is asked for.
  *
  * The message is acked as soon as Nova accepted the requests and the nodes are recorded as
  * CREATING/DELETING; waiting for ACTIVE is the build poller's job, driven by the database.
@@ -29,7 +35,7 @@ export interface ApplyResult {
 export class ApplyWorkOrderUseCase {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly nova: NovaPort,
+    private readonly access: NovaAccess,
     private readonly logger: Logger,
     private readonly options: {
       concurrency: number;
@@ -51,12 +57,20 @@ export class ApplyWorkOrderUseCase {
       return { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
     }
 
-    const groups = await this.ensureGroups(order, log);
+    let nova: NovaPort;
+    let groups: Record<string, string>;
+    let known: Map<string, Server>;
+    try {
+      nova = await this.access.asOwner({ project: order.project, user: order.user });
+      groups = await this.ensureGroups(nova, order, log);
+      // Nova cannot filter servers by metadata, so looking for this order's servers lists every server
+      // of the project: only a delivery that takes an order over can find any (BENCHMARKS.md, pipeline).
+      known = claim === 'taken-over' ? await this.serversOf(nova, order.action_id) : new Map<string, Server>();
+    } catch (e) {
+      if (!isPermanent(e)) throw e;
+      return this.failOrder(order, errorMessage(e), log);
+    }
     const resolveGroup = (ref: string) => groups[ref] ?? ref;
-
-    // Nova cannot filter servers by metadata, so looking for this order's servers lists every server
-    // of the project: only a delivery that takes an order over can find any (BENCHMARKS.md, pipeline).
-    const known = claim === 'taken-over' ? await this.serversOf(order.action_id) : new Map<string, Server>();
     let created = 0;
     let reused = 0;
     const createOne = async (create: ServerCreateDto) => {
@@ -67,7 +81,7 @@ export class ApplyWorkOrderUseCase {
       }
       try {
         const request = buildServerRequest(create, { clusterId: order.cluster_id, actionId: order.action_id }, resolveGroup);
-        const { id } = await this.nova.createServer(request);
+        const { id } = await nova.createServer(request);
         created++;
         return { create, serverId: id, error: null };
       } catch (e) {
@@ -77,7 +91,7 @@ export class ApplyWorkOrderUseCase {
     };
     // servers of a hard (anti-)affinity group that would race in Nova's scheduler go in waves (affinity-seeds.ts),
     // all waiting bounded by half the order's claim, so that no other delivery takes the order over meanwhile
-    const waves = await bootWaves(order.create_servers, resolveGroup, this.nova);
+    const waves = await bootWaves(order.create_servers, resolveGroup, nova);
     const waitUntil = Date.now() + Math.min(order.build_timeout, this.options.leaseSeconds / 2) * 1000;
     const pollMs = this.options.pollIntervalMs ?? 500;
     const outcomes: Array<Awaited<ReturnType<typeof createOne>>> = [];
@@ -89,17 +103,32 @@ export class ApplyWorkOrderUseCase {
         booted.map(async (o) => {
           if (!o.serverId || !o.create.placement.servergroup) return;
           const timeoutMs = Math.max(0, waitUntil - Date.now());
-          if (!(await waitUntilPlaced(this.nova, o.serverId, { pollMs, timeoutMs }))) {
+          if (!(await waitUntilPlaced(nova, o.serverId, { pollMs, timeoutMs }))) {
             log.warn('a server of a server group got no host in time; booting the next ones anyway', { server_id: o.serverId });
           }
         }),
       );
     }
 
+    const refused = new Map<string, string>();
     for (const del of order.delete_servers) {
-      if (del.destroy && del.physical_id) await this.nova.deleteServer(del.physical_id);
+      if (!del.destroy || !del.physical_id) continue;
+      try {
+        await nova.deleteServer(del.physical_id);
+      } catch (e) {
+        if (!isPermanent(e) && isTransient(e)) throw e;
+        refused.set(del.node_id, `Nova refused to delete server ${del.physical_id}: ${errorMessage(e)}`);
+      }
     }
-    for (const g of order.delete_groups) await this.nova.deleteServerGroup(g.id);
+    // a group is deleted only by the id its binding recorded, in the order's own project
+    for (const g of order.delete_groups) {
+      try {
+        await nova.deleteServerGroup(g.id);
+      } catch (e) {
+        if (!isPermanent(e) && isTransient(e)) throw e;
+        log.warn('server group not deleted', { group_id: g.id, error: errorMessage(e) });
+      }
+    }
 
     const now = new Date();
     const deadline = new Date(now.getTime() + order.build_timeout * 1000);
@@ -114,7 +143,7 @@ export class ApplyWorkOrderUseCase {
       );
       const written: NodeState[] = [];
       for (const o of outcomes) written.push(await this.recordCreate(m, o.create, o.serverId, o.error, resolveGroup, deadline, now));
-      written.push(...(await this.recordDeletes(m, order, now, deadline)));
+      written.push(...(await this.recordDeletes(m, order, now, deadline, refused)));
       // with the rows just written, the usual answer (servers still building) costs no statement
       await completeOrderIfDone(m, order.action_id, now, { order: locked, written });
     });
@@ -153,24 +182,50 @@ export class ApplyWorkOrderUseCase {
     });
   }
 
-  private async ensureGroups(order: WorkOrderMessage, log: Logger): Promise<Record<string, string>> {
+  /**
+   * Ends an order that cannot be applied at all (its trust is missing or refused, or Nova refused a
+   * server group for good): every node of it fails with the reason, and the result goes to the
+   * engine in the same transaction, so the action fails at once instead of being retried.
+   */
+  private async failOrder(order: WorkOrderMessage, reason: string, log: Logger): Promise<ApplyResult> {
+    const now = new Date();
+    await inTransaction(this.dataSource, async (m) => {
+      const [locked] = changedRows<OrderState>(
+        await m.query(`UPDATE work_orders SET status = 'BUILDING', updated_at = $2 WHERE action_id = $1 RETURNING ${ORDER_STATE}`, [order.action_id, now]),
+      );
+      const ids = [...order.create_servers.map((c) => c.node_id), ...order.delete_servers.map((d) => d.node_id)];
+      const written = changedRows<NodeState>(
+        await m.query(
+          `UPDATE nodes SET status = 'ERROR', status_reason = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+           WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
+          [ids, reason, now],
+        ),
+      );
+      await completeOrderIfDone(m, order.action_id, now, { order: locked, written });
+    });
+    log.warn('work order failed before anything was asked of Nova', { reason });
+    return { applied: true, created: 0, reused: 0, failed: order.create_servers.length + order.delete_servers.length, deleting: 0 };
+  }
+
+  private async ensureGroups(nova: NovaPort, order: WorkOrderMessage, log: Logger): Promise<Record<string, string>> {
     const ids: Record<string, string> = {};
     for (const g of order.create_groups) {
-      const found = await this.nova.findServerGroup(g.name);
+      // by name inside the order's project only: the trust's token sees no other project's groups
+      const found = await nova.findServerGroup(g.name);
       if (found && found.policy === g.policy) {
         ids[g.ref] = found.id;
         continue;
       }
-      const made = await this.nova.createServerGroup(g.name, g.policy as never, g.rules);
+      const made = await nova.createServerGroup(g.name, g.policy as never, g.rules);
       log.info('server group created', { name: g.name, id: made.id, policy: g.policy });
       ids[g.ref] = made.id;
     }
     return ids;
   }
 
-  private async serversOf(actionId: string): Promise<Map<string, Server>> {
+  private async serversOf(nova: NovaPort, actionId: string): Promise<Map<string, Server>> {
     // one listing for the whole order instead of a lookup per node
-    const servers = await this.nova.listServers({ metadata: { [TRELLIS_ACTION_KEY]: actionId } });
+    const servers = await nova.listServers({ metadata: { [TRELLIS_ACTION_KEY]: actionId } });
     const byNode = new Map<string, Server>();
     for (const s of servers) {
       const node = s.metadata[TRELLIS_NODE_KEY];
@@ -209,10 +264,23 @@ export class ApplyWorkOrderUseCase {
     return node;
   }
 
-  private async recordDeletes(m: EntityManager, order: WorkOrderMessage, now: Date, deadline: Date): Promise<NodeState[]> {
-    const destroyed = order.delete_servers.filter((d) => d.destroy && d.physical_id).map((d) => d.node_id);
+  private async recordDeletes(
+    m: EntityManager,
+    order: WorkOrderMessage,
+    now: Date,
+    deadline: Date,
+    refused: ReadonlyMap<string, string>,
+  ): Promise<NodeState[]> {
+    const destroyed = order.delete_servers.filter((d) => d.destroy && d.physical_id && !refused.has(d.node_id)).map((d) => d.node_id);
     const kept = order.delete_servers.filter((d) => !(d.destroy && d.physical_id)).map((d) => d.node_id);
     const written: NodeState[] = [];
+    for (const [nodeId, reason] of refused) {
+      const result: unknown = await m.query(
+        `UPDATE nodes SET status = 'ERROR', status_reason = $2, updated_at = $3 WHERE id = $1 RETURNING ${NODE_STATE}`,
+        [nodeId, reason, now],
+      );
+      written.push(...changedRows<NodeState>(result));
+    }
     if (destroyed.length) {
       const result: unknown = await m.query(
         `UPDATE nodes SET status = 'DELETING', status_reason = 'Deletion in progress', lease_owner = NULL, lease_expires_at = NULL,
@@ -237,6 +305,7 @@ export class ApplyWorkOrderUseCase {
 
 /** Errors worth a redelivery: Nova or Keystone unreachable or failing after the client's own retries. */
 export function isTransient(e: unknown): boolean {
+  if (isPermanent(e)) return false;
   const status = (e as { status?: number })?.status;
   if (typeof status === 'number') return status >= 500 || status === 429 || status === 409;
   return true;

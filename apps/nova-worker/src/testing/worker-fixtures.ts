@@ -4,6 +4,7 @@ import { RoutingKeys, SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessag
 import { NovaError, type NovaPort, type Server, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
 import { NodeEntity, WorkOrderEntity, type Database } from '@trellis/persistence';
 import { BuildPoller } from '../builds/build-poller';
+import { NovaAccess } from '../identity/nova-access';
 import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
 
 /** Nova as far as the worker's order and build paths use it: servers in memory, each call recorded. */
@@ -113,6 +114,7 @@ export function workOrder(actionId: string, over: Partial<WorkOrderMessage> = {}
     correlation_id: `req-${actionId}`,
     cluster_id: null,
     project: 'project-a',
+    user: 'user-a',
     action: 'CLUSTER_SCALE_OUT',
     kind: 'create',
     create_groups: [],
@@ -132,11 +134,47 @@ export const serverFor = (node: NodeEntity, placement: ServerCreateDto['placemen
   profile: { flavor: 'm1.tiny', image: 'cirros', networks: [] },
 });
 
+/** The trust the fixtures' owner (user-a in project-a) gave Trellis. */
+export const FIXTURE_TRUST = 'trust-user-a-project-a';
+
+/** Stores the fixtures' trust (user-a → Trellis in project-a), as the gateway does on a first action. */
+export async function storeFixtureTrust(db: Database, trustId = FIXTURE_TRUST): Promise<void> {
+  await db.dataSource.query(
+    `INSERT INTO trusts (user_id, project_id, trust_id, trustee_user_id, roles, created_at, verified_at)
+     VALUES ('user-a', 'project-a', $1, 'trellis', '["member"]', now(), now())
+     ON CONFLICT (user_id, project_id) DO UPDATE SET trust_id = EXCLUDED.trust_id`,
+    [trustId],
+  );
+}
+
+/**
+ * NovaAccess over one FakeNova: every trust's client is that fake (the fake keeps no projects); the
+ * trust ids asked for are recorded, and `refuse` makes Keystone refuse a trust.
+ */
+export function fakeAccess(db: Database, nova: FakeNova) {
+  const asked: string[] = [];
+  const refused = new Set<string>();
+  const port = nova as unknown as NovaPort;
+  const clients = {
+    forTrust: (trustId: string): NovaPort => {
+      asked.push(trustId);
+      if (!refused.has(trustId)) return port;
+      const refuse = async () => {
+        throw Object.assign(new Error(`Could not find trust: ${trustId}.`), { name: 'TrustError', status: 404, trustId });
+      };
+      return new Proxy(port, { get: (t, p) => (typeof (t as never)[p] === 'function' ? refuse : (t as never)[p]) });
+    },
+    evict: () => undefined,
+  };
+  const access = new NovaAccess(db.dataSource, clients, port, silentLogger, { lookupCacheMs: 0 });
+  return { access, asked, refuse: (trustId: string) => refused.add(trustId) };
+}
+
 /** The worker's order and build paths on `db` and a FakeNova, as worker.module wires them. */
 export function workerOn(db: Database, nova: FakeNova) {
-  const port = nova as unknown as NovaPort;
-  const apply = new ApplyWorkOrderUseCase(db.dataSource, port, silentLogger, { concurrency: 4, leaseSeconds: 60 });
-  const poller = new BuildPoller(db.dataSource, port, silentLogger, {
+  const { access, asked, refuse } = fakeAccess(db, nova);
+  const apply = new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 4, leaseSeconds: 60 });
+  const poller = new BuildPoller(db.dataSource, access, silentLogger, {
     workerId: 'worker-test',
     pollIntervalMs: 1000,
     leaseSeconds: 60,
@@ -153,5 +191,5 @@ export function workerOn(db: Database, nova: FakeNova) {
     );
     return rows.map((r) => r.payload);
   };
-  return { apply, poller, node, order, results };
+  return { apply, poller, node, order, results, trustsAsked: asked, refuseTrust: refuse };
 }

@@ -242,6 +242,7 @@ export class RunActionUseCase {
       sent_at: now.toISOString(),
       cluster_id: action.cluster_id,
       project: action.project,
+      user: action.user,
       action: action.action,
       kind: plan.create_nodes.length && plan.delete_nodes.length ? 'mixed' : plan.create_nodes.length ? 'create' : plan.delete_nodes.length ? 'delete' : 'cloud',
       create_groups: plan.create_groups,

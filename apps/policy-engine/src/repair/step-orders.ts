@@ -28,6 +28,7 @@ export async function emitStep(
     sent_at: options.now.toISOString(),
     cluster_id: action.cluster_id,
     project: action.project,
+    user: action.user,
     action: action.action,
     build_timeout: options.buildTimeoutSeconds,
     ...body,

@@ -95,6 +95,13 @@ export class WorkOrderMessage extends MessageEnvelope {
   @IsString()
   project: string;
 
+  /**
+   * whose Keystone trust the worker acts with in the project's Nova: the user who started the
+   * action (docs/SECURITY.md)
+   */
+  @IsString()
+  user: string;
+
   @IsString()
   action: string;
 

@@ -11,6 +11,7 @@ import { OutboxEntity } from './outbox.entity';
 import { PolicyEntity } from './policy.entity';
 import { ProcessedMessageEntity } from './processed-message.entity';
 import { ProfileEntity } from './profile.entity';
+import { TrustEntity } from './trust.entity';
 import { WorkOrderEntity } from './work-order.entity';
 
 export {
@@ -28,6 +29,7 @@ export {
   ProcessedMessageEntity,
   ProfileEntity,
   WorkOrderEntity,
+  TrustEntity,
 };
 
 export { row, type JsonObject } from './columns';
@@ -47,4 +49,5 @@ export const ALL_ENTITIES = [
   WorkOrderEntity,
   ActionStepEntity,
   ClusterFindingEntity,
+  TrustEntity,
 ];

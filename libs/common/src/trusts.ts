@@ -1,0 +1,33 @@
+/**
+ * Keystone's OS-TRUST as Trellis uses it (Senlin's trust middleware): a user delegates roles in a
+ * project to Trellis's service user, and the nova-worker acts in that project with a token scoped
+ * to the trust. The Keystone client in libs/nova implements this port.
+ */
+export interface TrustIssuer {
+  /** Trellis's own user id: the trustee of every trust */
+  serviceUserId(): Promise<string>;
+  /** made with the trustor's own token: trustor → service user, for that project and those role names, impersonating */
+  create(userToken: string, input: { trustorUserId: string; projectId: string; roles: string[] }): Promise<{ id: string }>;
+  /** read with the service identity (the trustee); null when Keystone no longer has it */
+  get(trustId: string): Promise<{ id: string } | null>;
+}
+
+export const TRUST_ISSUER = Symbol('TRUST_ISSUER');
+
+/**
+ * A trust could not be used: none was ever made for that user and project, or Keystone refuses it
+ * (revoked, expired, deleted, roles lost). Permanent: the action fails at once with this reason,
+ * it is never retried.
+ */
+export class TrustUnusableError extends Error {
+  readonly permanent = true;
+  constructor(
+    message: string,
+    readonly userId: string,
+    readonly projectId: string,
+    readonly trustId: string | null,
+  ) {
+    super(message);
+    this.name = 'TrustUnusableError';
+  }
+}
