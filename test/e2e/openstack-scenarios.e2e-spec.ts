@@ -6,18 +6,27 @@ import { HARNESS_TOPOLOGY, cleanupByPrefix, describeScenarios, type CloudUser } 
 /**
  * Issue 5 §7: the scenarios of `npm run test:openstack` (test/openstack/scenarios.os-spec.ts), on
  * the Nova simulator with the harness's topology. The simulator runs on its own and Trellis is
- * pointed at it with OS_* settings, as at the real cloud, so that the demo user can be Trellis's
+ * pointed at it with OS_* settings, as at the real cloud, so that a reader can be Trellis's
  * service user too.
  */
 let simulator: RunningSimulator | null = null;
 
+/** the simulator's users, as the harness's: name, password, project */
+const USERS: Record<CloudUser, [string, string, string]> = {
+  admin: ['admin', 'admin', 'admin'],
+  demo: ['demo', 'demo', 'demo'],
+  viewer: ['viewer', 'demo', 'demo'],
+  trellis: ['trellis', 'service-secret', 'service'],
+};
+
 function settings(user: CloudUser): OpenStackSettings {
   if (!simulator) throw new Error('the simulator is not running');
+  const [name, password, project] = USERS[user];
   return loadConfig({
     OS_AUTH_URL: simulator.authUrl,
-    OS_USERNAME: user,
-    OS_PASSWORD: user,
-    OS_PROJECT_NAME: user,
+    OS_USERNAME: name,
+    OS_PASSWORD: password,
+    OS_PROJECT_NAME: project,
     OS_USER_DOMAIN_NAME: 'Default',
     OS_PROJECT_DOMAIN_NAME: 'Default',
     OS_REGION_NAME: 'RegionOne',
@@ -30,7 +39,7 @@ describeScenarios({
   testTimeoutMs: 60_000,
   async cloud() {
     simulator = await startNovaSimulator({ port: 0, buildDelayMs: 50, topology: loadTopology(JSON.stringify(HARNESS_TOPOLOGY)) });
-    const clients = (['admin', 'demo'] as const).map((u) => createNovaClient(settings(u)));
+    const clients = (['admin', 'demo', 'trellis'] as const).map((u) => createNovaClient(settings(u)));
     return {
       label: 'Nova simulator',
       settings,

@@ -17,7 +17,15 @@ export const REAL_CLOUD = {
   noValidHost: 'No valid host was found. There are not enough hosts available.',
 } as const;
 
-export type RealCloudUser = 'admin' | 'demo';
+export type RealCloudUser = 'admin' | 'demo' | 'alt' | 'viewer' | 'trellis';
+
+/** The harness's users other than admin (README of ../shared/openstack): name, password, project. */
+const HARNESS_USERS: Record<Exclude<RealCloudUser, 'admin'>, { username: string; password: () => string; project: string }> = {
+  demo: { username: 'demo', password: () => process.env.DEMO_PASS || 'demo', project: 'demo' },
+  alt: { username: 'alt_demo', password: () => process.env.DEMO_PASS || 'demo', project: 'alt' },
+  viewer: { username: 'viewer', password: () => process.env.DEMO_PASS || 'demo', project: 'demo' },
+  trellis: { username: 'trellis', password: () => process.env.SERVICE_PASS || 'service-secret', project: 'service' },
+};
 
 const HARNESS_DEFAULTS: OpenStackSettings = {
   cloud: null,
@@ -43,10 +51,11 @@ const HARNESS_DEFAULTS: OpenStackSettings = {
 };
 
 /**
- * Settings for the harness's admin (role admin in project admin) or demo (role member in project
- * demo) user. An OS_AUTH_URL or OS_CLOUD in the environment points the admin at another cloud of
- * the same shape; the demo user then keeps that cloud's URL, region and domains. The passwords
- * follow the harness's own overrides, ADMIN_PASS and DEMO_PASS.
+ * Settings for the harness's users: admin (role admin in project admin), demo (member of demo),
+ * alt (alt_demo, member of alt), viewer (reader of demo) and trellis (Trellis's service user, the
+ * trustee). An OS_AUTH_URL or OS_CLOUD in the environment points the admin at another cloud of the
+ * same shape; the other users then keep that cloud's URL, region and domains. The passwords follow
+ * the harness's own overrides, ADMIN_PASS, DEMO_PASS and SERVICE_PASS.
  */
 export function realCloudSettings(user: RealCloudUser): OpenStackSettings {
   const fromEnv = loadConfig(process.env).openstack;
@@ -65,9 +74,9 @@ export function realCloudSettings(user: RealCloudUser): OpenStackSettings {
     projectDomainName: admin.projectDomainName ?? 'Default',
     projectDomainId: admin.projectDomainId,
     computeApiVersion: admin.computeApiVersion,
-    username: 'demo',
-    password: process.env.DEMO_PASS || 'demo',
-    projectName: 'demo',
+    username: HARNESS_USERS[user].username,
+    password: HARNESS_USERS[user].password(),
+    projectName: HARNESS_USERS[user].project,
   };
 }
 
