@@ -5,9 +5,11 @@ import { sample } from './testing/fake-openstack';
 
 describe('normalising the captured Nova samples', () => {
   it('covers every sample file', () => {
-    // keystone-auth-tokens is read by keystone-session.spec; the rest are normalised here
+    // keystone-auth-tokens is read by keystone-session.spec and keystone-trusts/ (Keystone's OS-TRUST
+    // answers) by the simulator's trust spec and trusts.spec; the rest are normalised here
     expect(readdirSync(join(__dirname, 'testing/nova-samples')).sort()).toEqual([
       'keystone-auth-tokens.trimmed.json',
+      'keystone-trusts',
       'os-availability-zone-detail.json',
       'os-hypervisors-detail.2.1.json',
       'os-hypervisors-detail.2.64.json',
