@@ -2,8 +2,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ApiError, isRecord, keystoneTime } from './http-kit';
 
 /**
- * The Keystone side of the simulator: three projects, three users, their role assignments,
- * tokens and application credentials. Ids are stable hashes so they survive restarts.
+ * The Keystone side of the simulator: four projects, five users, their role assignments, tokens,
+ * application credentials and trusts (OS-TRUST). Ids are stable hashes so they survive restarts.
  */
 
 export const DEFAULT_DOMAIN = { id: 'default', name: 'Default' };
@@ -39,6 +39,28 @@ export interface TokenRecord {
   expiresAt: number;
   auditId: string;
   applicationCredential: { id: string; name: string } | null;
+  /** set on a token issued from a trust (`scope: {"OS-TRUST:trust": {id}}`) */
+  trust: TokenTrust | null;
+}
+
+export interface TokenTrust {
+  id: string;
+  trustorUserId: string;
+  trusteeUserId: string;
+  impersonation: boolean;
+}
+
+/** An OS-TRUST delegation: the trustor lends some of its roles on a project to the trustee. */
+export interface Trust {
+  id: string;
+  trustorUserId: string;
+  trusteeUserId: string;
+  projectId: string;
+  impersonation: boolean;
+  /** role names as delegated (without the roles they imply) */
+  roles: string[];
+  expiresAt: number | null;
+  remainingUses: number | null;
 }
 
 export interface ApplicationCredential {
@@ -62,7 +84,30 @@ export interface Caller {
 
 const UNAUTHENTICATED = 'The request you have made requires authentication.';
 
-const ROLE_NAMES = ['admin', 'member', 'reader'] as const;
+const ROLE_NAMES = ['admin', 'member', 'reader', 'service'] as const;
+
+/** Keystone's default implied roles: admin → member → reader. */
+const IMPLIES: Record<string, string[]> = { admin: ['member'], member: ['reader'] };
+
+/** A role with the roles it implies, transitively, in Keystone's order (the role first). */
+export function withImpliedRoles(roles: string[]): string[] {
+  const out: string[] = [];
+  const visit = (r: string) => {
+    if (out.includes(r)) return;
+    out.push(r);
+    (IMPLIES[r] ?? []).forEach(visit);
+  };
+  roles.forEach(visit);
+  return out;
+}
+
+const forbidden = (action: string) => new ApiError(403, `You are not authorized to perform the requested action: ${action}.`);
+const trustNotFound = (id: string) => new ApiError(404, `Could not find trust: ${id}.`);
+
+/** A global role as Keystone shows it in trusts and trust-scoped tokens. */
+function roleRef(name: string) {
+  return { id: stableId('role', name), name, domain_id: null, description: null, options: { immutable: true } };
+}
 
 function bad(message: string): ApiError {
   return new ApiError(400, message);
@@ -75,6 +120,8 @@ function unauthorized(message = UNAUTHENTICATED): ApiError {
 export interface IdentityOptions {
   adminPassword: string;
   demoPassword: string;
+  /** the password of `trellis`, the service user that trusts delegate to */
+  servicePassword: string;
   tokenLifetimeMs: number;
   now: () => number;
 }
@@ -87,12 +134,13 @@ export class IdentityStore {
   private readonly assignments = new Map<string, string[]>();
   private readonly tokens = new Map<string, TokenRecord>();
   private readonly appCredentials = new Map<string, ApplicationCredential>();
+  private readonly trusts = new Map<string, Trust>();
 
   constructor(private readonly options: IdentityOptions) {
     this.tokenLifetimeMs = options.tokenLifetimeMs;
     const project = (name: string): Project => ({ id: stableId('project', name), name });
-    this.projects = [project('admin'), project('demo'), project('alt_demo')];
-    const [admin, demo, altDemo] = this.projects;
+    this.projects = [project('admin'), project('demo'), project('alt_demo'), project('service')];
+    const [admin, demo, altDemo, service] = this.projects;
     const user = (name: string, password: string, p: Project): User => ({
       id: stableId('user', name),
       name,
@@ -103,12 +151,22 @@ export class IdentityStore {
       user('admin', options.adminPassword, admin),
       user('demo', options.demoPassword, demo),
       user('alt_demo', options.demoPassword, altDemo),
+      user('trellis', options.servicePassword, service),
+      user('viewer', options.demoPassword, demo),
     ];
     // As the reference cloud: admin is admin on its project and on demo; `member` implies `reader`.
     this.assign('admin', 'admin', ['admin', 'member', 'reader']);
     this.assign('admin', 'demo', ['admin', 'member', 'reader']);
     this.assign('demo', 'demo', ['member', 'reader']);
     this.assign('alt_demo', 'alt_demo', ['member', 'reader']);
+    // the service user of the reference cloud (trustee of every trust), and a read-only user
+    this.assign('trellis', 'service', ['admin', 'member', 'service', 'reader']);
+    this.assign('viewer', 'demo', ['reader']);
+  }
+
+  /** Test hook: take roles away from (or give them to) a user on a project, as `openstack role remove` does. */
+  setRoles(userId: string, projectId: string, roles: string[]): void {
+    this.assignments.set(`${userId}/${projectId}`, withImpliedRoles(roles));
   }
 
   private assign(userName: string, projectName: string, roles: string[]): void {
@@ -147,10 +205,44 @@ export class IdentityStore {
     }
     if (!methods.includes('password')) throw unauthorized('Attempted to authenticate with an unsupported method.');
     const user = this.passwordUser(identity.password);
+    if (isRecord(auth.scope) && auth.scope['OS-TRUST:trust'] !== undefined) return this.authenticateWithTrust(user, auth.scope['OS-TRUST:trust']);
     const project = this.scopeProject(auth.scope, user);
     const roles = this.rolesOn(user.id, project.id);
     if (roles.length === 0) throw unauthorized(`User ${user.id} has no access to project ${project.id}`);
     return this.issue(user.id, project.id, roles, ['password'], null);
+  }
+
+  /**
+   * A trust-scoped token, with Keystone's answers: an unknown, deleted, expired or used-up trust
+   * is 401 (not 404), another user than the trustee 403, a trustor who lost a delegated role 403.
+   */
+  private authenticateWithTrust(user: User, ref: unknown): TokenRecord {
+    if (!isRecord(ref) || typeof ref.id !== 'string') throw bad("Invalid input for field 'scope/OS-TRUST:trust': 'id' is a required property");
+    const trust = this.liveTrust(ref.id);
+    if (!trust) throw unauthorized();
+    if (trust.trusteeUserId !== user.id) throw new ApiError(403, 'You are not authorized to perform the requested action.');
+    const roles = this.delegatedRoles(trust);
+    if (!roles) throw new ApiError(403, 'Trustee has no delegated roles.');
+    if (trust.remainingUses !== null) trust.remainingUses -= 1;
+    const tokenTrust: TokenTrust = { id: trust.id, trustorUserId: trust.trustorUserId, trusteeUserId: trust.trusteeUserId, impersonation: trust.impersonation };
+    const subject = trust.impersonation ? trust.trustorUserId : trust.trusteeUserId;
+    return this.issue(subject, trust.projectId, roles, ['password'], null, tokenTrust);
+  }
+
+  /** The trust's roles with those they imply, or null when the trustor no longer has one of them. */
+  private delegatedRoles(trust: Trust): string[] | null {
+    const held = this.rolesOn(trust.trustorUserId, trust.projectId);
+    const effective = withImpliedRoles(trust.roles);
+    return effective.every((r) => held.includes(r)) ? effective : null;
+  }
+
+  /** A trust that can still be used: not deleted, not expired, uses left. */
+  private liveTrust(id: string): Trust | undefined {
+    const t = this.trusts.get(id);
+    if (!t) return undefined;
+    if (t.expiresAt !== null && t.expiresAt <= this.options.now()) return undefined;
+    if (t.remainingUses !== null && t.remainingUses <= 0) return undefined;
+    return t;
   }
 
   private passwordUser(password: unknown): User {
@@ -224,6 +316,7 @@ export class IdentityStore {
     roles: string[],
     methods: string[],
     applicationCredential: TokenRecord['applicationCredential'],
+    trust: TokenTrust | null = null,
   ): TokenRecord {
     const now = this.options.now();
     // Fernet tokens start with gAAAAA and are about 180 characters long; clients may log or cap them.
@@ -238,6 +331,7 @@ export class IdentityStore {
       expiresAt: now + this.tokenLifetimeMs,
       auditId: randomBytes(16).toString('base64url').slice(0, 22),
       applicationCredential,
+      trust,
     };
     this.tokens.set(id, token);
     return token;
@@ -248,10 +342,26 @@ export class IdentityStore {
     if (!tokenId) return null;
     const token = this.tokens.get(tokenId);
     if (!token || token.expiresAt <= this.options.now()) return null;
+    if (this.deadTrustOf(token) !== null) return null;
     const user = this.userById(token.userId);
     const project = this.projectById(token.projectId);
     if (!user || !project) return null;
+    // a trust token's roles are the trust's, so a member's trust never makes its trustee an admin
     return { token, user, project, isAdmin: token.roles.includes('admin') };
+  }
+
+  /**
+   * The id of the trust a known, unexpired token was issued from when that trust is gone (deleted,
+   * expired, or the trustor lost a delegated role): Keystone then answers its validation with
+   * "Could not find trust". Null otherwise.
+   */
+  deadTrustOf(token: TokenRecord | string): string | null {
+    const t = typeof token === 'string' ? this.tokens.get(token) : token;
+    if (!t?.trust) return null;
+    const trust = this.trusts.get(t.trust.id);
+    // uses are counted when a token is issued; an issued token outlives the last use
+    const alive = trust && (trust.expiresAt === null || trust.expiresAt > this.options.now()) && this.delegatedRoles(trust) !== null;
+    return alive ? null : t.trust.id;
   }
 
   revoke(tokenId: string): boolean {
@@ -280,11 +390,23 @@ export class IdentityStore {
       audit_ids: [token.auditId],
       expires_at: keystoneTime(token.expiresAt),
       issued_at: keystoneTime(token.issuedAt),
-      project: { domain: { ...DEFAULT_DOMAIN }, id: project.id, name: project.name },
-      is_domain: false,
-      roles: token.roles.map((name) => ({ id: stableId('role', name), name })),
-      catalog,
     };
+    if (token.trust) {
+      // as Keystone: the trust block, no is_domain, and the full role references
+      body['OS-TRUST:trust'] = {
+        id: token.trust.id,
+        trustor_user: { id: token.trust.trustorUserId },
+        trustee_user: { id: token.trust.trusteeUserId },
+        impersonation: token.trust.impersonation,
+      };
+      body.project = { domain: { ...DEFAULT_DOMAIN }, id: project.id, name: project.name };
+      body.roles = token.roles.map((name) => roleRef(name));
+    } else {
+      body.project = { domain: { ...DEFAULT_DOMAIN }, id: project.id, name: project.name };
+      body.is_domain = false;
+      body.roles = token.roles.map((name) => ({ id: stableId('role', name), name }));
+    }
+    body.catalog = catalog;
     if (token.applicationCredential) {
       body.application_credential = { ...token.applicationCredential, restricted: true };
     }
@@ -375,8 +497,119 @@ export class IdentityStore {
     return view;
   }
 
-  /** `POST /_sim/reset`: tokens survive so a test's client keeps working; credentials go. */
+  /** `POST /v3/OS-TRUST/trusts`, checked in Keystone's order with Keystone's messages. */
+  createTrust(caller: Caller, body: unknown): Trust {
+    const req = isRecord(body) && isRecord(body.trust) ? body.trust : null;
+    // the policy (user_id:%(trust.trustor_user_id)s) runs before the body is validated
+    if (!req || req.trustor_user_id !== caller.user.id) throw forbidden('identity:create_trust');
+    if (typeof req.trustee_user_id !== 'string') throw bad("Invalid input for field 'trustee_user_id': 'trustee_user_id' is a required property");
+    if (typeof req.impersonation !== 'boolean') throw bad("Invalid input for field 'impersonation': 'impersonation' is a required property");
+    if (typeof req.project_id !== 'string') throw bad("Invalid input for field 'project_id': the simulator delegates project roles only");
+    if (caller.token.applicationCredential) {
+      throw new ApiError(403, "Using method 'application_credential' is not allowed for managing trusts.");
+    }
+    if (!Array.isArray(req.roles) || req.roles.length === 0) {
+      throw bad('Expecting to find roles in trust. The server could not comply with the request since it is either malformed or otherwise incorrect. The client is assumed to be in error.');
+    }
+    if (!this.userById(req.trustee_user_id)) throw new ApiError(404, `Could not find user: ${req.trustee_user_id}.`);
+    const roles = req.roles.map((r) => {
+      const role = isRecord(r) && typeof r.id === 'string' ? this.roles.find((x) => x.id === r.id) : isRecord(r) && typeof r.name === 'string' ? this.roles.find((x) => x.name === r.name) : undefined;
+      if (!role) {
+        if (isRecord(r) && typeof r.id === 'string') throw new ApiError(404, `Could not find role: ${r.id}.`);
+        if (isRecord(r) && typeof r.name === 'string') throw new ApiError(404, `Role ${r.name} is not defined`);
+        throw bad("Invalid input for field 'roles': each role needs an id or a name");
+      }
+      return role;
+    });
+    // Keystone checks the trustor's roles on the trust's project, not the token's scope
+    const held = this.rolesOn(caller.user.id, req.project_id);
+    const missing = roles.find((r) => !held.includes(r.name));
+    if (missing) throw new ApiError(404, `Could not find role: ${missing.id}.`);
+    let expiresAt: number | null = null;
+    if (req.expires_at !== undefined && req.expires_at !== null) {
+      expiresAt = typeof req.expires_at === 'string' ? Date.parse(req.expires_at) : NaN;
+      if (Number.isNaN(expiresAt)) throw bad("Invalid input for field 'expires_at': must be an ISO 8601 date-time");
+      if (expiresAt < this.options.now()) {
+        throw bad("The 'expires_at' must not be before now. The server could not comply with the request since it is either malformed or otherwise incorrect. The client is assumed to be in error.");
+      }
+    }
+    let remainingUses: number | null = null;
+    if (req.remaining_uses !== undefined && req.remaining_uses !== null) {
+      if (typeof req.remaining_uses !== 'number' || !Number.isInteger(req.remaining_uses) || req.remaining_uses < 1) {
+        throw bad("Invalid input for field 'remaining_uses': must be a positive whole number or null");
+      }
+      remainingUses = req.remaining_uses;
+    }
+    const trust: Trust = {
+      id: randomUUID().replace(/-/g, ''),
+      trustorUserId: caller.user.id,
+      trusteeUserId: req.trustee_user_id,
+      projectId: req.project_id,
+      impersonation: req.impersonation,
+      roles: [...new Set(roles.map((r) => r.name))],
+      expiresAt,
+      remainingUses,
+    };
+    this.trusts.set(trust.id, trust);
+    return trust;
+  }
+
+  /** `GET /v3/OS-TRUST/trusts/{id}`: the trustor, the trustee or an admin; 404 first. */
+  readTrust(caller: Caller, id: string): Trust {
+    const trust = this.liveTrust(id);
+    if (!trust) throw trustNotFound(id);
+    if (!caller.isAdmin && caller.user.id !== trust.trustorUserId && caller.user.id !== trust.trusteeUserId) throw forbidden('identity:get_trust');
+    return trust;
+  }
+
+  /** `GET /v3/OS-TRUST/trusts`: without a filter for admins only; a filter must name the caller. */
+  listTrusts(caller: Caller, trustorUserId: string | null, trusteeUserId: string | null): Trust[] {
+    if (!caller.isAdmin) {
+      if (trustorUserId === null && trusteeUserId === null) throw forbidden('identity:list_trusts');
+      if (trustorUserId !== null && trustorUserId !== caller.user.id) throw forbidden('identity:list_trusts_for_trustor');
+      if (trusteeUserId !== null && trusteeUserId !== caller.user.id) throw forbidden('identity:list_trusts_for_trustee');
+    }
+    return [...this.trusts.keys()]
+      .map((id) => this.liveTrust(id))
+      .filter((t): t is Trust => !!t)
+      .filter((t) => (trustorUserId === null || t.trustorUserId === trustorUserId) && (trusteeUserId === null || t.trusteeUserId === trusteeUserId));
+  }
+
+  /**
+   * `DELETE /v3/OS-TRUST/trusts/{id}`: the trustor or an admin. The tokens issued from the trust
+   * stop working at once (real Nova may accept one for up to keystonemiddleware's cache time).
+   */
+  deleteTrust(caller: Caller, id: string): void {
+    const trust = this.liveTrust(id);
+    if (!trust) throw trustNotFound(id);
+    if (!caller.isAdmin && caller.user.id !== trust.trustorUserId) throw forbidden('identity:delete_trust');
+    this.trusts.delete(id);
+  }
+
+  trustView(t: Trust, baseUrl: string, withRoles: boolean): Record<string, unknown> {
+    const view: Record<string, unknown> = {};
+    if (withRoles) view.roles = t.roles.map((name) => ({ ...roleRef(name), links: { self: `${baseUrl}/roles/${stableId('role', name)}` } }));
+    Object.assign(view, {
+      id: t.id,
+      trustor_user_id: t.trustorUserId,
+      trustee_user_id: t.trusteeUserId,
+      project_id: t.projectId,
+      impersonation: t.impersonation,
+      expires_at: t.expiresAt === null ? null : keystoneTime(t.expiresAt),
+      remaining_uses: t.remainingUses,
+      deleted_at: null,
+      redelegated_trust_id: null,
+      redelegation_count: 0,
+    });
+    // Keystone's roles_links really leave out OS-TRUST/trusts
+    if (withRoles) view.roles_links = { self: `${baseUrl}/${t.id}/roles`, next: null, previous: null };
+    view.links = { self: `${baseUrl}/OS-TRUST/trusts/${t.id}` };
+    return view;
+  }
+
+  /** `POST /_sim/reset`: tokens survive so a test's client keeps working; credentials and trusts go. */
   reset(): void {
     this.appCredentials.clear();
+    this.trusts.clear();
   }
 }

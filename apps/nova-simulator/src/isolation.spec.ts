@@ -1,4 +1,6 @@
-import { boot, call, createGroup, login } from './spec-helpers';
+import { createHash } from 'node:crypto';
+import { hostId } from './compute-views';
+import { boot, call, createGroup, login, sample } from './spec-helpers';
 import { startNovaSimulator, type RunningSimulator } from './simulator';
 
 describe('project isolation', () => {
@@ -68,5 +70,13 @@ describe('project isolation', () => {
     });
     const hostIdOf = async (id: string) => (await call(sim, 'GET', `/compute/v2.1/servers/${id}`, { token: admin })).body.server.hostId;
     expect(await hostIdOf(a.body.server.id)).not.toBe(await hostIdOf(b.body.server.id));
+    // Nova's formula (nova.utils.generate_hostid): sha224 hex of project id + host name
+    expect(await hostIdOf(a.body.server.id)).toBe(createHash('sha224').update(`${sim.state.projectId('demo')}host-1`).digest('hex'));
+  });
+
+  it("computes hostId as the reference cloud's Nova did for the captured server", () => {
+    const captured = sample('server-show.2.64.json').server;
+    expect(hostId(captured.tenant_id, captured['OS-EXT-SRV-ATTR:host'])).toBe(captured.hostId);
+    expect(captured.hostId).toBe('6ee0de528a264e6083efc61321eb0f7e13105a3bcccbce57da54c312');
   });
 });

@@ -1,7 +1,7 @@
 import { ApiError, jsonBody, type SimRequest, type SimResponse } from './http-kit';
 import type { Caller, IdentityStore, TokenRecord } from './identity';
 
-/** Keystone v3 under `/identity`: version documents, tokens, application credentials. */
+/** Keystone v3 under `/identity`: version documents, tokens, application credentials, trusts. */
 
 export interface IdentityContext {
   identity: IdentityStore;
@@ -71,6 +71,9 @@ function routeIdentity(req: SimRequest, path: string, ctx: IdentityContext): Sim
       .map((p) => ({ id: p.id, name: p.name, domain_id: 'default', enabled: true, is_domain: false, parent_id: 'default', links: { self: `${ctx.authUrl}/projects/${p.id}` } }));
     return { status: 200, body: { projects, links: { self: `${ctx.authUrl}/auth/projects`, previous: null, next: null } } };
   }
+  if (path === '/v3/OS-TRUST/trusts') return trustCollection(req, ctx);
+  const trust = /^\/v3\/OS-TRUST\/trusts\/([^/]+)$/.exec(path);
+  if (trust) return trustItem(req, ctx, decodeURIComponent(trust[1]));
   const creds = /^\/v3\/users\/([^/]+)\/application_credentials(?:\/([^/]+))?$/.exec(path);
   if (creds) return applicationCredentials(req, ctx, decodeURIComponent(creds[1]), creds[2] && decodeURIComponent(creds[2]));
   throw new ApiError(404, 'The resource could not be found.');
@@ -104,7 +107,10 @@ function validateToken(req: SimRequest, ctx: IdentityContext): SimResponse {
   authenticated(req, ctx);
   const subject = subjectToken(req);
   const target = ctx.identity.resolve(subject);
-  if (!target) throw new ApiError(404, `Could not find token: ${subject}.`);
+  if (!target) {
+    const trustId = ctx.identity.deadTrustOf(subject);
+    throw new ApiError(404, trustId ? `Could not find trust: ${trustId}.` : `Could not find token: ${subject}.`);
+  }
   const res = tokenResponse(200, target.token, req, ctx);
   return req.method === 'HEAD' ? { status: 200, headers: res.headers } : res;
 }
@@ -139,6 +145,36 @@ function applicationCredentials(req: SimRequest, ctx: IdentityContext, userId: s
   if (req.method === 'GET') return { status: 200, body: { application_credential: view(cred, false) } };
   if (req.method === 'DELETE') {
     ctx.identity.deleteApplicationCredential(userId, credId);
+    return { status: 204 };
+  }
+  throw new ApiError(405, 'The method is not allowed for the requested URL.');
+}
+
+function trustCollection(req: SimRequest, ctx: IdentityContext): SimResponse {
+  const caller = authenticated(req, ctx);
+  if (req.method === 'POST') {
+    const trust = ctx.identity.createTrust(caller, jsonBody(req));
+    return { status: 201, body: { trust: ctx.identity.trustView(trust, ctx.authUrl, true) } };
+  }
+  if (req.method === 'GET') {
+    const trusts = ctx.identity.listTrusts(caller, req.query.get('trustor_user_id'), req.query.get('trustee_user_id'));
+    const query = req.query.toString();
+    return {
+      status: 200,
+      body: {
+        trusts: trusts.map((t) => ctx.identity.trustView(t, ctx.authUrl, false)),
+        links: { next: null, self: `${ctx.authUrl}/OS-TRUST/trusts${query ? `?${query}` : ''}`, previous: null },
+      },
+    };
+  }
+  throw new ApiError(405, 'The method is not allowed for the requested URL.');
+}
+
+function trustItem(req: SimRequest, ctx: IdentityContext, id: string): SimResponse {
+  const caller = authenticated(req, ctx);
+  if (req.method === 'GET') return { status: 200, body: { trust: ctx.identity.trustView(ctx.identity.readTrust(caller, id), ctx.authUrl, true) } };
+  if (req.method === 'DELETE') {
+    ctx.identity.deleteTrust(caller, id);
     return { status: 204 };
   }
   throw new ApiError(405, 'The method is not allowed for the requested URL.');

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     topology,
     demoPassword: s.demoPassword,
     adminPassword: s.adminPassword,
+    servicePassword: s.servicePassword,
     publicUrl: s.publicUrl ?? undefined,
     logger,
   });

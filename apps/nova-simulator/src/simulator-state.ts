@@ -130,6 +130,8 @@ export interface StateOptions {
   buildDelayMs: number;
   adminPassword: string;
   demoPassword: string;
+  /** default 'service-secret' */
+  servicePassword?: string;
   tokenLifetimeMs: number;
   now?: () => number;
 }
@@ -169,12 +171,13 @@ export class SimulatorState {
     this.identity = new IdentityStore({
       adminPassword: options.adminPassword,
       demoPassword: options.demoPassword,
+      servicePassword: options.servicePassword ?? 'service-secret',
       tokenLifetimeMs: options.tokenLifetimeMs,
       now: this.now,
     });
   }
 
-  /** Project id by name (`admin`, `demo`, `alt_demo`). */
+  /** Project id by name (`admin`, `demo`, `alt_demo`, `service`). */
   projectId(name: string): string {
     const p = this.identity.projectByName(name);
     if (!p) throw new Error(`no project named ${name}`);

@@ -33,6 +33,8 @@ export interface SimulatorOptions {
   demoPassword?: string;
   /** default 'admin' */
   adminPassword?: string;
+  /** the password of `trellis` (project `service`), the user trusts delegate to; default 'service-secret' */
+  servicePassword?: string;
   /** when set, the catalog also lists a 'clustering' service (senlin) at this URL */
   clusteringUrl?: string;
   /** the highest compute microversion; default '2.93' (Zed). Lets tests simulate an older Nova. */
@@ -132,6 +134,7 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
     buildDelayMs: opts.buildDelayMs,
     adminPassword: options.adminPassword ?? 'admin',
     demoPassword: options.demoPassword ?? 'demo',
+    servicePassword: options.servicePassword ?? 'service-secret',
     tokenLifetimeMs: opts.tokenLifetimeSeconds * 1000,
   });
 

@@ -34,10 +34,13 @@ export async function call(sim: RunningSimulator, method: string, path: string, 
   return { status: res.status, headers: res.headers, body };
 }
 
-const PASSWORDS: Record<string, string> = { admin: 'admin', demo: 'demo', alt_demo: 'demo' };
+const PASSWORDS: Record<string, string> = { admin: 'admin', demo: 'demo', alt_demo: 'demo', viewer: 'demo', trellis: 'service-secret' };
+const HOME_PROJECTS: Record<string, string> = { viewer: 'demo', trellis: 'service' };
+
+export type SimUser = 'admin' | 'demo' | 'alt_demo' | 'viewer' | 'trellis';
 
 /** A project-scoped token for one of the built-in users, scoped to `project` (default: its own). */
-export async function login(sim: RunningSimulator, user: 'admin' | 'demo' | 'alt_demo', project: string = user): Promise<string> {
+export async function login(sim: RunningSimulator, user: SimUser, project: string = HOME_PROJECTS[user] ?? user): Promise<string> {
   const r = await call(sim, 'POST', '/identity/v3/auth/tokens', {
     body: {
       auth: {

@@ -62,7 +62,7 @@ export interface TrellisConfig {
     topologyFile: string | null;
     demoPassword: string;
     adminPassword: string;
-    /** the simulator's `trellis` service user (project `service`), the trustee Trellis authenticates as */
+    /** the simulator's `trellis` service user (project `service`), the trustee of trusts */
     servicePassword: string;
   };
   engine: { leaseSeconds: number; resumeIntervalSeconds: number; plugins: string[]; driftIntervalSeconds: number };
@@ -173,7 +173,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       topologyFile: str(env, 'SIMULATOR_TOPOLOGY_FILE'),
       demoPassword: str(env, 'TRELLIS_DEMO_PASSWORD') ?? 'demo',
       adminPassword: str(env, 'TRELLIS_ADMIN_PASSWORD') ?? 'admin',
-      servicePassword: str(env, 'TRELLIS_SERVICE_PASSWORD') ?? 'service-secret',
+      servicePassword: str(env, 'SIMULATOR_SERVICE_PASSWORD') ?? 'service-secret',
     },
     engine: {
       leaseSeconds: int(env, 'TRELLIS_LEASE_SECONDS', 30, 1, 86400),

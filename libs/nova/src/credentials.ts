@@ -36,6 +36,11 @@ export interface PasswordCredentials extends CommonCredentials {
   user: UserRef;
   password: string;
   project: ProjectScope;
+  /**
+   * scope the token to this Keystone trust instead of `project` (the user must be the trust's
+   * trustee; the token's project and roles are the trust's)
+   */
+  trustId?: string | null;
 }
 
 export interface ApplicationCredentials extends CommonCredentials {
@@ -302,11 +307,13 @@ export function authRequestBody(credentials: Credentials): Record<string, unknow
     return { auth: { identity: { methods: ['application_credential'], application_credential: appCred } } };
   }
   const p = credentials.project;
-  const project = p.id ? { id: p.id } : { name: p.name, domain: p.domainId ? { id: p.domainId } : { name: p.domainName } };
+  const scope = credentials.trustId
+    ? { 'OS-TRUST:trust': { id: credentials.trustId } }
+    : { project: p.id ? { id: p.id } : { name: p.name, domain: p.domainId ? { id: p.domainId } : { name: p.domainName } } };
   return {
     auth: {
       identity: { methods: ['password'], password: { user: { ...userRef(credentials.user), password: credentials.password } } },
-      scope: { project },
+      scope,
     },
   };
 }
@@ -317,6 +324,7 @@ export function describeCredentials(credentials: Credentials): string {
     return `application credential '${credentials.applicationCredentialId ?? credentials.applicationCredentialName}'`;
   }
   const u = credentials.user;
+  if (credentials.trustId) return `user '${u.id ?? u.name}' (trust '${credentials.trustId}')`;
   const project = credentials.project.id ?? credentials.project.name;
   return `user '${u.id ?? u.name}' (project '${project}')`;
 }

@@ -15,3 +15,5 @@ export { MAX_MICROVERSION, compareMicroversions } from './microversion';
 export { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, TRELLIS_CLUSTER_KEY, trellisMetadata, findServerFor, findServersFor, type ServerTag } from './idempotency';
 export { createNovaClient, issueToken, NovaHttpClient, type NovaClientOptions } from './nova-http.client';
 export { createTokenValidator, KeystoneTokenValidator, type TokenValidatorOptions } from './token-validator';
+export { KeystoneTrusts, createKeystoneTrusts, type TrustRecord } from './trusts';
+export { TrustError, TrustedNovaPool, type TrustedNovaPoolOptions } from './trusted-nova';

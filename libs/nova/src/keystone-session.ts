@@ -21,6 +21,10 @@ export interface Token {
   /** when this client received it (its clock), for the renewal margin */
   receivedAt: number;
   catalog: CatalogService[];
+  /** the token's user (with a trust that impersonates, the trustor); null when Keystone left it out */
+  userId: string | null;
+  /** the project it is scoped to; null when Keystone left it out */
+  projectId: string | null;
 }
 
 /** Keystone's timestamps carry microseconds and sometimes no zone; they are UTC. */
@@ -78,6 +82,11 @@ export function selectEndpoint(
 export interface SessionOptions {
   /** renew this long before the token expires (at most half the token's lifetime) */
   renewMarginMs: number;
+  /**
+   * what Keystone's refusal (401, 403, 404) to issue a token for these credentials becomes; by
+   * default a NovaError naming the credentials and where they came from
+   */
+  refused?: (error: NovaError) => Error;
 }
 
 /**
@@ -90,7 +99,8 @@ export class KeystoneSession {
 
   constructor(
     readonly credentials: Credentials,
-    private readonly transport: HttpTransport,
+    /** also for requests that carry another token (a trustor's, when it creates a trust) */
+    readonly transport: HttpTransport,
     private readonly runtime: Runtime,
     private readonly options: SessionOptions,
   ) {}
@@ -161,6 +171,9 @@ export class KeystoneSession {
       // issuing a token has no lasting effect, so it is safe to repeat after a timeout or 5xx
       response = await this.transport.send({ service: 'identity', method: 'POST', url, body: authRequestBody(this.credentials), idempotent: true });
     } catch (e) {
+      if (this.options.refused && e instanceof NovaError && (e.status === 401 || e.status === 403 || e.status === 404)) {
+        throw this.options.refused(e);
+      }
       if (e instanceof NovaError && (e.status === 401 || e.status === 400 || e.status === 404)) {
         throw new NovaError({
           service: 'identity',
@@ -176,12 +189,20 @@ export class KeystoneSession {
     const bad = (problem: string) => new NovaResponseError({ service: 'identity', status: response.status, method: 'POST', path, serviceMessage: problem, problem });
     const value = response.headers.get('x-subject-token');
     if (!value) throw bad('no X-Subject-Token header');
-    const body = response.body as { token?: { expires_at?: unknown; catalog?: unknown } } | null;
+    const body = response.body as { token?: { expires_at?: unknown; catalog?: unknown; user?: { id?: unknown }; project?: { id?: unknown } } } | null;
     const expiresText = body?.token?.expires_at;
     if (typeof expiresText !== 'string') throw bad('token.expires_at is missing');
     const expiresAt = parseKeystoneTime(expiresText);
     if (Number.isNaN(expiresAt)) throw bad(`token.expires_at '${expiresText}' is not a time`);
-    const token: Token = { value, expiresAt, receivedAt: this.runtime.now(), catalog: parseCatalog(body?.token?.catalog) };
+    const idOf = (ref: { id?: unknown } | undefined) => (typeof ref?.id === 'string' ? ref.id : null);
+    const token: Token = {
+      value,
+      expiresAt,
+      receivedAt: this.runtime.now(),
+      catalog: parseCatalog(body?.token?.catalog),
+      userId: idOf(body?.token?.user),
+      projectId: idOf(body?.token?.project),
+    };
     this.current = token;
     this.runtime.logger.debug?.(`Keystone token for ${describeCredentials(this.credentials)} valid until ${expiresText}`);
     return token;
