@@ -18,7 +18,9 @@ export async function runStart(_args: string[]): Promise<number> {
   ];
   if (sim && usesSimulator(config)) {
     lines.push(
-      `  demo credentials: user 'demo', password '${config.simulator.demoPassword}', project 'demo' (Keystone at ${sim.authUrl})`,
+      `  users (Keystone at ${sim.authUrl}): 'demo' (member of project demo) and 'alt_demo' (member of alt_demo), password '${config.simulator.demoPassword}';`,
+      `    'viewer' (reader of demo), password '${config.simulator.demoPassword}'; 'admin' (cloud admin), password '${config.simulator.adminPassword}'`,
+      `  Trellis acts in Nova as each user, with a Keystone trust it makes on the user's first action (docs/SECURITY.md)`,
       '',
       'Try:',
       '  export OS_TOKEN=$(npm run -s trellis -- token)',
