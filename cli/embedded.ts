@@ -77,8 +77,9 @@ export async function startEmbedded(
     const novaLogger = logger.child({ component: 'nova' });
     const nova = createNovaClient(openstack, { logger: novaLogger });
     const trusted = new TrustedNovaPool(openstack, { logger: novaLogger });
+    const trusts = createKeystoneTrusts(openstack, { logger: novaLogger });
 
-    const worker = await startNovaWorker({ config, dataSource, bus: infra.bus, nova, trusted, logger: logger.child({ service: 'nova-worker' }) });
+    const worker = await startNovaWorker({ config, dataSource, bus: infra.bus, nova, trusted, trusts, logger: logger.child({ service: 'nova-worker' }) });
     closers.push(() => worker.close());
     const engine = await startPolicyEngine({ config, dataSource, bus: infra.bus, registry, logger: logger.child({ service: 'policy-engine' }) });
     closers.push(() => engine.close());
@@ -88,7 +89,7 @@ export async function startEmbedded(
       bus: infra.bus,
       registry,
       tokenValidator: createTokenValidator(openstack),
-      trusts: createKeystoneTrusts(openstack, { logger: novaLogger }),
+      trusts,
     });
     closers.push(() => gateway.close());
     return { url: gateway.url, config, infra, simulator, registry, close };

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { TrustedNovaPool, createNovaClient } from '@trellis/nova';
+import { TrustedNovaPool, createKeystoneTrusts, createNovaClient } from '@trellis/nova';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startNovaWorker } from './bootstrap';
 
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     bus: infra.bus,
     nova,
     trusted: new TrustedNovaPool(config.openstack, { logger }),
+    trusts: createKeystoneTrusts(config.openstack, { logger }),
     logger,
   });
   logger.info('nova-worker started', { compute_microversion: await nova.microversion() });

@@ -9,7 +9,7 @@ import {
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging';
 import type { NovaPort } from '@trellis/nova';
-import { NovaAccess, type TrustedClients } from './identity/nova-access';
+import { NovaAccess, type TrustLookup, type TrustedClients } from './identity/nova-access';
 import { BuildPoller } from './builds/build-poller';
 import { FactsRefresher } from './facts/facts-refresher';
 import { WorkerHandlers } from './messages/worker.handlers';
@@ -22,6 +22,8 @@ export interface WorkerDeps extends ServiceDeps {
   nova: NovaPort;
   /** Nova as a project, with a token scoped to a Keystone trust (libs/nova TrustedNovaPool) */
   trusted: TrustedClients;
+  /** Keystone's trusts, read as the service user: a trust is checked before each order is applied */
+  trusts: TrustLookup | null;
 }
 
 const DEPS = Symbol('WORKER_DEPS');
@@ -61,7 +63,7 @@ export class WorkerRunner implements OnApplicationBootstrap, OnApplicationShutdo
 export class WorkerModule {
   static forRoot(deps: WorkerDeps): DynamicModule {
     const { config, dataSource, nova, logger } = deps;
-    const access = new NovaAccess(dataSource, deps.trusted, nova, logger.child({ component: 'nova-access' }));
+    const access = new NovaAccess(dataSource, deps.trusted, nova, logger.child({ component: 'nova-access' }), deps.trusts);
     const facts = new FactsRefresher(dataSource, access, logger.child({ component: 'facts' }), config.worker.factsRefreshSeconds);
     return {
       module: WorkerModule,

@@ -15,9 +15,16 @@ export interface TrustedClients {
   evict(trustId: string): void;
 }
 
+/** Keystone's view of a trust, read with the service identity (libs/nova KeystoneTrusts.get). */
+export interface TrustLookup {
+  get(trustId: string): Promise<{ id: string } | null>;
+}
+
 export interface NovaAccessOptions {
   /** how long an owner's trust id is reused without reading the database again (default 30 s) */
   lookupCacheMs?: number;
+  /** how long a trust Keystone confirmed is not asked about again by `asOwner(..., {verify})` (default 2 s) */
+  verifyCacheMs?: number;
   now?: () => number;
 }
 
@@ -35,7 +42,9 @@ export interface NovaAccessOptions {
  */
 export class NovaAccess {
   private readonly trustIds = new Map<string, { trustId: string; at: number }>();
+  private readonly verified = new Map<string, number>();
   private readonly lookupCacheMs: number;
+  private readonly verifyCacheMs: number;
   private readonly now: () => number;
 
   constructor(
@@ -44,15 +53,51 @@ export class NovaAccess {
     /** the service identity: cloud-wide reads only */
     readonly cloud: NovaPort,
     private readonly logger: Logger,
+    /** null: trusts are not checked with Keystone before an order (tests) */
+    private readonly keystone: TrustLookup | null,
     options: NovaAccessOptions = {},
   ) {
     this.lookupCacheMs = options.lookupCacheMs ?? 30_000;
+    this.verifyCacheMs = options.verifyCacheMs ?? 2_000;
     this.now = options.now ?? Date.now;
   }
 
-  async asOwner(owner: Owner): Promise<NovaPort> {
+  /**
+   * Nova as the owner. `verify` asks Keystone whether the trust still exists before the client is
+   * handed out: a token scoped to a trust that was just deleted may still pass Nova for a while
+   * (keystonemiddleware caches token checks for up to 5 minutes, seen on the real cloud), so a work
+   * order that changes the project is started only on a trust Keystone has now.
+   */
+  async asOwner(owner: Owner, options: { verify?: boolean } = {}): Promise<NovaPort> {
     const trustId = await this.trustOf(owner);
+    if (options.verify && this.keystone) await this.verify(owner, trustId);
     return this.guarded(this.clients.forTrust(trustId), owner, trustId);
+  }
+
+  private async verify(owner: Owner, trustId: string): Promise<void> {
+    const at = this.verified.get(trustId);
+    if (at !== undefined && this.now() - at < this.verifyCacheMs) return;
+    let found: { id: string } | null;
+    try {
+      found = await this.keystone!.get(trustId);
+    } catch (e) {
+      const status = (e as { status?: number }).status;
+      // 401/403/404 on reading the trust: Keystone will not let it be used either
+      if (status !== 401 && status !== 403 && status !== 404) throw e;
+      found = null;
+    }
+    if (!found) {
+      await this.forget(owner, trustId);
+      throw new TrustUnusableError(
+        `The Keystone trust ${trustId} from user ${owner.user} to Trellis in project ${owner.project} can no longer be used ` +
+          `(Keystone no longer has it: revoked, expired or deleted). The user's next request that starts an action makes a new trust.`,
+        owner.user,
+        owner.project,
+        trustId,
+      );
+    }
+    this.verified.set(trustId, this.now());
+    while (this.verified.size > 10_000) this.verified.delete(this.verified.keys().next().value as string);
   }
 
   private async trustOf(owner: Owner): Promise<string> {
@@ -105,6 +150,7 @@ export class NovaAccess {
 
   private async forget(owner: Owner, trustId: string): Promise<void> {
     this.trustIds.delete(`${owner.user}/${owner.project}`);
+    this.verified.delete(trustId);
     this.clients.evict(trustId);
     try {
       await this.dataSource.query('DELETE FROM trusts WHERE trust_id = $1', [trustId]);

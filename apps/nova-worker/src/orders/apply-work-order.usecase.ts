@@ -61,7 +61,7 @@ export class ApplyWorkOrderUseCase {
     let groups: Record<string, string>;
     let known: Map<string, Server>;
     try {
-      nova = await this.access.asOwner({ project: order.project, user: order.user });
+      nova = await this.access.asOwner({ project: order.project, user: order.user }, { verify: true });
       groups = await this.ensureGroups(nova, order, log);
       // Nova cannot filter servers by metadata, so looking for this order's servers lists every server
       // of the project: only a delivery that takes an order over can find any (BENCHMARKS.md, pipeline).

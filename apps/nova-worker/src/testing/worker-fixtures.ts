@@ -166,7 +166,8 @@ export function fakeAccess(db: Database, nova: FakeNova) {
     },
     evict: () => undefined,
   };
-  const access = new NovaAccess(db.dataSource, clients, port, silentLogger, { lookupCacheMs: 0 });
+  const keystone = { get: async (trustId: string) => (refused.has(trustId) ? null : { id: trustId }) };
+  const access = new NovaAccess(db.dataSource, clients, port, silentLogger, keystone, { lookupCacheMs: 0, verifyCacheMs: 0 });
   return { access, asked, refuse: (trustId: string) => refused.add(trustId) };
 }
 
