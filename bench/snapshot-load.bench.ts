@@ -58,8 +58,8 @@ async function seed(url: string, sizes: number[]): Promise<Map<number, { cluster
       [JSON.stringify(ZONE_POLICY), project],
     );
     await c.query(
-      `INSERT INTO cloud_facts (kind, data, fetched_at) VALUES
-         ('availability_zones', $1::jsonb, now()), ('hypervisors', $2::jsonb, now()), ('server_groups', '{"items": []}'::jsonb, now())`,
+      `INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES
+         ('availability_zones', '', $1::jsonb, now()), ('hypervisors', '', $2::jsonb, now()), ('server_groups', $3, '{"items": []}'::jsonb, now())`,
       [
         JSON.stringify({ items: [1, 2].map((z) => ({ zoneName: `az${z}`, zoneState: { available: true } })) }),
         JSON.stringify({
@@ -71,6 +71,7 @@ async function seed(url: string, sizes: number[]): Promise<Map<number, { cluster
             status: 'enabled',
           })),
         }),
+        project,
       ],
     );
     const out = new Map<number, { clusterId: string; project: string }>();
@@ -191,7 +192,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         tick,
       );
       const bindings = await time(it, () => loadBindings(m, clusterId), tick);
-      const cloud = await time(it, () => loadCloud(m), tick);
+      const cloud = await time(it, () => loadCloud(m, project), tick);
       ctx.progress.end(`median ${formatNs(snapshot.median)}, p99 ${formatNs(snapshot.p99)}`);
       results.push({ nodes: n, snapshot, cluster, nodes_query: nodesQuery, bindings, cloud, loaded_nodes: probe.cluster.nodes.length });
     }

@@ -1,3 +1,13 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A host as a project member sees it in Trellis (and in Nova): nova.utils.generate_hostid, sha224 of
+ * the object's project id followed by the host name. Only admins see host names.
+ */
+export function memberHostId(projectId: string, host: string): string {
+  return createHash('sha224').update(projectId + host).digest('hex');
+}
+
 /**
  * A small client for tests that talk to Trellis as a user would: Keystone token from the
  * simulator (or a real Keystone), then the clustering API with X-Auth-Token.

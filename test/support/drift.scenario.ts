@@ -1,4 +1,4 @@
-import { ApiClient } from './api-client';
+import { ApiClient, memberHostId } from './api-client';
 import { act, createPolicy, demoApi, zoneSpec } from './placement.scenario';
 import { nodesOf } from './scale-out.scenario';
 import type { Embedded } from '../../cli/embedded';
@@ -167,7 +167,9 @@ export async function sharedHostCheckedAndRepaired(trellis: Embedded): Promise<v
   expect(check.status).toBe('SUCCEEDED');
   expect(check.status_reason).toBe('Cluster checking completed: 1 finding(s): hosts_shared.');
   const open = await findings(api, clusterId);
-  expect(open).toEqual([expect.objectContaining({ kind: 'hosts_shared', host: hostA, group_id: group.id, node_ids: [a.id, b.id], found_by: check.id })]);
+  // demo is a member of its project: it sees the host as the project's hostId of it
+  const shownA = memberHostId(a.project, hostA);
+  expect(open).toEqual([expect.objectContaining({ kind: 'hosts_shared', host: shownA, group_id: group.id, node_ids: [a.id, b.id], found_by: check.id })]);
   expect((await api.get(`/v1/clusters/${clusterId}`)).body.cluster.data.drift).toMatchObject({ open: 1, kinds: { hosts_shared: 1 } });
 
   const actionsBefore = (await api.get('/v1/actions')).body.actions.length;

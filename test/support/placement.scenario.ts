@@ -1,4 +1,4 @@
-import { ApiClient, keystoneToken } from './api-client';
+import { ApiClient, keystoneToken, memberHostId } from './api-client';
 import { createProfileAndCluster, nodesOf } from './scale-out.scenario';
 import type { Embedded } from '../../cli/embedded';
 
@@ -129,7 +129,9 @@ export async function drsPlacement(trellis: Embedded): Promise<void> {
   expect((await act(api, 'vmware', { policy_attach: { policy_id: 'drs' } })).status).toBe('SUCCEEDED');
   const out = await act(api, 'vmware', { scale_out: { count: 2 } });
   expect(out.status).toBe('SUCCEEDED');
-  expect(out.data.placement.placements.map((p: { zone: string }) => p.zone)).toEqual(['az2:host-7', 'az2:host-7']);
   const nodes = await nodesOf(api, clusterId);
-  expect(nodes.map((n) => n.data.placement.host)).toEqual(['host-7', 'host-7']);
+  // demo is a member of its project: it sees host-7 as the project's hostId of it
+  const host7 = memberHostId(nodes[0].project, 'host-7');
+  expect(out.data.placement.placements.map((p: { zone: string }) => p.zone)).toEqual([`az2:${host7}`, `az2:${host7}`]);
+  expect(nodes.map((n) => n.data.placement.host)).toEqual([host7, host7]);
 }

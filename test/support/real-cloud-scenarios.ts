@@ -3,7 +3,7 @@ import { loadConfig, type OpenStackSettings } from '@trellis/common';
 import { CloudFactKinds } from '@trellis/contracts';
 import { TRELLIS_CLUSTER_KEY, createNovaClient, type NovaPort, type Server } from '@trellis/nova';
 import { startEmbedded, type Embedded } from '../../cli/embedded';
-import { ApiClient, keystoneToken } from './api-client';
+import { ApiClient, keystoneToken, memberHostId } from './api-client';
 import { act, antiAffinitySpec, createPolicy, zoneSpec } from './placement.scenario';
 import { nodesOf } from './scale-out.scenario';
 
@@ -160,16 +160,18 @@ export async function antiAffinityWithZonesScenario(cloud: ScenarioCloud, on: Tr
   let nodes = await nodesOf(api, clusterId);
   expect(nodes.map((n) => n.status)).toEqual(['ACTIVE', 'ACTIVE', 'ACTIVE']);
   expect(countBy(nodes, (n) => n.data.placement.zone)).toEqual({ az1: 1, az2: 2 });
+  // the scenario's user is a project member: it sees hosts as its project's hostIds
+  const shown = (host: string | null | undefined) => (host ? memberHostId(nodes[0].project, host) : host);
   const hosts = nodes.map((n) => n.data.placement.host as string);
   expect(new Set(hosts).size).toBe(3);
-  for (const n of nodes) expect(cloud.hostsByZone[n.data.placement.zone as 'az1' | 'az2']).toContain(n.data.placement.host);
+  for (const n of nodes) expect(cloud.hostsByZone[n.data.placement.zone as 'az1' | 'az2'].map(shown)).toContain(n.data.placement.host);
   expect(nodes.every((n) => n.data.placement.servergroup === groupId)).toBe(true);
   // what Nova says, not only what Trellis recorded
   const servers = await serversOf(nova, clusterId);
   expect(servers.map((s) => s.id).sort()).toEqual(nodes.map((n) => n.physical_id).sort());
   // a member sees no host names: the cloud admin reads them
   const seenByAdmin = await Promise.all(servers.map((s) => adminNova.getServer(s.id)));
-  expect(seenByAdmin.map((s) => s?.host).sort()).toEqual([...hosts].sort());
+  expect(seenByAdmin.map((s) => shown(s?.host)).sort()).toEqual([...hosts].sort());
   expect(servers.every((s) => s.host === null && typeof s.hostId === 'string' && s.hostId.length === 56)).toBe(true);
   expect(await members(nova, groupId)).toEqual(expect.arrayContaining(servers.map((s) => s.id)));
 
@@ -265,12 +267,14 @@ export async function drsPlacementScenario(cloud: ScenarioCloud, on: TrellisOnCl
 
   const out = await act(api, clusterId, { scale_out: { count: 2 } }, timeout);
   expect(out).toMatchObject({ status: 'SUCCEEDED' });
-  const forced = `${cloud.drs.zone}:${cloud.drs.host}`;
-  expect(out.data.placement.placements.map((p: { zone: string }) => p.zone)).toEqual([forced, forced]);
   const nodes = await nodesOf(api, clusterId);
+  // the cloud admin sees host names
+  const drsHost = cloud.drs.host;
+  const forced = `${cloud.drs.zone}:${drsHost}`;
+  expect(out.data.placement.placements.map((p: { zone: string }) => p.zone)).toEqual([forced, forced]);
   expect(nodes.map((n) => [n.status, n.data.placement.zone, n.data.placement.host])).toEqual([
-    ['ACTIVE', cloud.drs.zone, cloud.drs.host],
-    ['ACTIVE', cloud.drs.zone, cloud.drs.host],
+    ['ACTIVE', cloud.drs.zone, drsHost],
+    ['ACTIVE', cloud.drs.zone, drsHost],
   ]);
   const servers = await serversOf(nova, clusterId);
   expect(servers.map((s) => [s.host, s.hypervisorHostname])).toEqual([

@@ -33,6 +33,7 @@ import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { DecisionsService } from './decisions/decisions.service';
 import { TrustBroker } from './trusts/trust-broker';
+import { HostVisibility } from './shared/host-visibility';
 
 export interface GatewayDeps {
   config: TrellisConfig;
@@ -74,6 +75,7 @@ export class GatewayModule implements NestModule {
       { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
       UnitOfWork,
       ActionSubmitter,
+      HostVisibility,
       DecisionsService,
       FindingsService,
       ProfilesService,

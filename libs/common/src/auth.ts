@@ -9,6 +9,11 @@ export interface AuthContext {
   roles: string[];
   /** has the `admin` role */
   isAdmin: boolean;
+  /**
+   * an admin of the project the token is scoped to (`admin` among the token's roles): sees the
+   * hypervisor and host names in its project's decisions, nodes and findings
+   */
+  isProjectAdmin: boolean;
   expiresAt: Date;
 }
 

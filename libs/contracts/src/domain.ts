@@ -55,11 +55,19 @@ export type NodeStatus = (typeof NodeStatuses)[number];
 
 export const PROFILE_TYPE_NOVA_SERVER = 'os.nova.server-1.0';
 
-/** Kinds of Nova facts the nova-worker keeps in `cloud_facts` for the policy-engine. */
+/**
+ * Kinds of Nova facts the nova-worker keeps in `cloud_facts` for the policy-engine. `server_groups`
+ * are stored per project (what Nova shows that project); the others are cloud-wide, stored under
+ * `CLOUD_WIDE_PROJECT`. `host_zones` is the host → zone map of Nova's admin
+ * `os-availability-zone/detail` (`[{zoneName, hosts: [names]}]`): the gateway reads it to know which
+ * strings are host names, the policies do not use it.
+ */
 export const CloudFactKinds = {
   availabilityZones: 'availability_zones',
   hypervisors: 'hypervisors',
-  serverGroups: 'server_groups',
-  /** cloud-wide: Nova's host-to-zone map (admin os-availability-zone/detail), `[{zoneName, hosts}]`; not in snapshots */
   hostZones: 'host_zones',
+  serverGroups: 'server_groups',
 } as const;
+
+/** The `cloud_facts.project` of a cloud-wide fact. */
+export const CLOUD_WIDE_PROJECT = '';

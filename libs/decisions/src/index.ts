@@ -3,3 +3,4 @@ export * from './decide-action';
 export * from './engine-plan';
 export * from './drift';
 export * from './failed-scale-out';
+export * from './visibility';

@@ -24,6 +24,9 @@ describe('loadSnapshot', () => {
   const zoneSpec = { type: 'senlin.policy.zone_placement', version: '1.0', properties: { zones: [{ name: 'az1', weight: 100 }] } };
   const scalingSpec = { type: 'senlin.policy.scaling', version: '1.0', properties: { event: 'CLUSTER_SCALE_OUT', adjustment: { number: 1.0 } } };
 
+  const groupOfP = { id: 'g', name: 'web-group', policy: 'anti-affinity', rules: {}, members: ['srv-1'] };
+  const groupOfQ = { id: 'alt-secret-group', name: 'secret', policy: 'affinity', rules: {}, members: ['srv-q'] };
+
   beforeAll(async () => {
     db = await openTestDatabase();
     const q = (sql: string, params: unknown[]) => db.dataSource.query(sql, params);
@@ -62,10 +65,18 @@ describe('loadSnapshot', () => {
        VALUES ($1, $2, $3, true, 300, $4, NULL, '2026-03-01T00:00:00.5Z'), ($5, $2, $6, false, 100, '{}', '2026-04-01T10:00:00.999999Z', '2026-03-02T00:00:00Z')`,
       [ids.bindingA, ids.cluster, ids.policyA, { ZonePlacementPolicy: { version: '1.0' } }, ids.bindingB, ids.policyB],
     );
-    await q(`INSERT INTO cloud_facts (kind, data, fetched_at) VALUES ('availability_zones', $1, now()), ('hypervisors', $2, now())`, [
-      { items: [{ zoneName: 'az1', zoneState: { available: true } }] },
-      { error: 'Policy does not allow os_compute_api:os-hypervisors to be performed.' },
-    ]);
+    await q(
+      `INSERT INTO cloud_facts (kind, project, data, fetched_at)
+       VALUES ('availability_zones', '', $1, now()), ('hypervisors', '', $2, now()), ('host_zones', '', $3, now()),
+              ('server_groups', 'p', $4, now()), ('server_groups', 'q', $5, now())`,
+      [
+        { items: [{ zoneName: 'az1', zoneState: { available: true } }] },
+        { error: 'Policy does not allow os_compute_api:os-hypervisors to be performed.' },
+        { items: [{ zoneName: 'az1', hosts: ['host-1'] }] },
+        { items: [groupOfP] },
+        { items: [groupOfQ] },
+      ],
+    );
   });
   afterAll(async () => {
     await db?.close();
@@ -141,12 +152,12 @@ describe('loadSnapshot', () => {
   const expectedCloud = {
     availability_zones: [{ zoneName: 'az1', zoneState: { available: true } }],
     hypervisors: [],
-    server_groups: [],
+    server_groups: [groupOfP],
     unreadable: { hypervisors: 'Policy does not allow os_compute_api:os-hypervisors to be performed.' },
   };
 
   const action = (patch: Partial<ActionEntity> = {}) =>
-    ({ id: randomUUID(), action: 'CLUSTER_SCALE_OUT', cluster_id: ids.cluster, target: ids.cluster, inputs: { count: 2 }, data: {}, ...patch }) as ActionEntity;
+    ({ id: randomUUID(), action: 'CLUSTER_SCALE_OUT', cluster_id: ids.cluster, target: ids.cluster, inputs: { count: 2 }, data: {}, project: 'p', ...patch }) as ActionEntity;
 
   it('reads the cluster, its nodes in index order, its bindings in chain order and the Nova facts', async () => {
     const a = action();
@@ -180,7 +191,7 @@ describe('loadSnapshot', () => {
     const m = db.dataSource.manager;
     expect((await loadCluster(m, ids.cluster))?.nodes).toStrictEqual(expectedNodes());
     expect(await loadBindings(m, ids.cluster)).toStrictEqual(expectedPolicies());
-    expect(await loadCloud(m)).toStrictEqual(expectedCloud);
+    expect(await loadCloud(m, 'p')).toStrictEqual(expectedCloud);
     expect(await loadCluster(m, randomUUID())).toBeNull();
     const other = await loadCluster(m, ids.other);
     expect(other?.nodes.map((n) => n.id)).toEqual([ids.nodes[3]]);
@@ -192,5 +203,36 @@ describe('loadSnapshot', () => {
     expect(snapshot.cluster).toBeNull();
     expect(snapshot.policies).toEqual([]);
     expect(snapshot.cloud).toStrictEqual(expectedCloud);
+  });
+
+  it("reads the cluster's project's server groups and the cloud-wide facts, never another project's, and no host_zones", async () => {
+    const m = db.dataSource.manager;
+    // the action's project does not matter while the cluster exists: the facts are the cluster's project's
+    const snapshot = await loadSnapshot(m, action({ project: 'q' }), 'pre_op', new Date());
+    expect(snapshot.cloud).toStrictEqual(expectedCloud);
+    expect(JSON.stringify(snapshot)).not.toContain('alt-secret-group');
+    expect(Object.keys(snapshot.cloud)).toEqual(['availability_zones', 'hypervisors', 'server_groups', 'unreadable']);
+    expect((await loadCloud(m, 'q')).server_groups).toEqual([groupOfQ]);
+    expect((await loadCloud(m, 'nobody')).server_groups).toEqual([]);
+    expect((await loadCloud(m, 'nobody')).availability_zones).toEqual(expectedCloud.availability_zones);
+  });
+
+  it("gives an action without a cluster its own project's facts", async () => {
+    const m = db.dataSource.manager;
+    const q = await loadSnapshot(m, action({ cluster_id: null, project: 'q' }), 'pre_op', new Date());
+    expect(q.cloud.server_groups).toEqual([groupOfQ]);
+    const gone = await loadSnapshot(m, action({ cluster_id: randomUUID(), project: 'q' }), 'post_op', new Date());
+    expect(gone.cloud.server_groups).toEqual([groupOfQ]);
+  });
+
+  it("prefers the project's own row to a cloud-wide row of the same kind", async () => {
+    const m = db.dataSource.manager;
+    await m.query(`INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES ('server_groups', '', $1, now())`, [{ items: [groupOfQ] }]);
+    try {
+      expect((await loadCloud(m, 'p')).server_groups).toEqual([groupOfP]);
+      expect((await loadSnapshot(m, action(), 'pre_op', new Date())).cloud.server_groups).toEqual([groupOfP]);
+    } finally {
+      await m.query(`DELETE FROM cloud_facts WHERE kind = 'server_groups' AND project = ''`);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ActionEntity } from '@trellis/persistence';
-import { CloudFactKinds } from '@trellis/contracts';
+import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
 
 /**
  * The input snapshot of a decision (decision 17): everything the policies may look at, read in the
@@ -112,7 +112,19 @@ const BINDINGS_JSON = (clusterId: string) => `
     FROM cluster_policies b JOIN policies p ON p.id = b.policy_id
    WHERE b.cluster_id = ${clusterId}`;
 
-const FACTS_JSON = `SELECT coalesce(json_agg(json_build_object('kind', kind, 'data', data)), '[]'::json) FROM cloud_facts`;
+/** the kinds a snapshot carries (`host_zones` is for the gateway's views, not for the policies) */
+const SNAPSHOT_KINDS = [CloudFactKinds.availabilityZones, CloudFactKinds.hypervisors, CloudFactKinds.serverGroups]
+  .map((k) => `'${k}'`)
+  .join(', ');
+
+/**
+ * The Nova facts one project may see: the cloud-wide rows and that project's own (its server
+ * groups), never another project's. `project` is SQL: a parameter or the cluster's column.
+ */
+const FACTS_JSON = (project: string) => `
+  SELECT coalesce(json_agg(json_build_object('kind', f.kind, 'project', f.project, 'data', f.data)), '[]'::json)
+    FROM cloud_facts f
+   WHERE f.kind IN (${SNAPSHOT_KINDS}) AND f.project IN ('${CLOUD_WIDE_PROJECT}', ${project})`;
 
 const CLUSTER_COLUMNS = 'c.id, c.name, c.min_size, c.max_size, c.desired_capacity, c.profile_id, p.type AS profile_type, p.spec AS profile_spec';
 
@@ -149,15 +161,21 @@ async function loadPolicy(m: EntityManager, policyId: string): Promise<SnapshotP
   return { id: r.id, name: r.name, type: r.type, spec: r.spec, enabled: true, binding_id: null, attached_at: null, binding_data: {}, last_op: null };
 }
 
-type FactRow = { kind: string; data: { items?: unknown[]; error?: string } };
+type FactRow = { kind: string; project: string; data: { items?: unknown[]; error?: string } };
 
-export async function loadCloud(m: EntityManager): Promise<Snapshot['cloud']> {
-  const rows: Array<{ facts: FactRow[] }> = await m.query(`SELECT (${FACTS_JSON}) AS facts`);
+/** The Nova facts as `project` sees them (the cluster's project, or the action's without a cluster). */
+export async function loadCloud(m: EntityManager, project: string): Promise<Snapshot['cloud']> {
+  const rows: Array<{ facts: FactRow[] }> = await m.query(`SELECT (${FACTS_JSON('$1')}) AS facts`, [project]);
   return toCloud(rows[0].facts);
 }
 
-function toCloud(rows: FactRow[]): Snapshot['cloud'] {
-  const items = (kind: string) => rows.find((r) => r.kind === kind)?.data?.items ?? [];
+function toCloud(all: FactRow[]): Snapshot['cloud'] {
+  // one row per kind: the project's own row wins over a cloud-wide one (a server_groups row written
+  // before facts were stored per project)
+  const byKind = new Map<string, FactRow>();
+  for (const r of all) if (!byKind.has(r.kind) || r.project !== CLOUD_WIDE_PROJECT) byKind.set(r.kind, r);
+  const rows = [...byKind.values()];
+  const items = (kind: string) => byKind.get(kind)?.data?.items ?? [];
   const cloud: Snapshot['cloud'] = {
     availability_zones: items(CloudFactKinds.availabilityZones),
     hypervisors: items(CloudFactKinds.hypervisors),
@@ -171,15 +189,15 @@ function toCloud(rows: FactRow[]): Snapshot['cloud'] {
 }
 
 /**
- * Cluster, bindings and Nova facts in one statement, the nodes in a second: two round trips on
- * every decision's path. Null when the cluster does not exist.
+ * Cluster, bindings and the Nova facts of the cluster's project in one statement, the nodes in a
+ * second: two round trips on every decision's path. Null when the cluster does not exist.
  */
 async function loadClusterSnapshot(
   m: EntityManager,
   clusterId: string,
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
   const rows: Array<Record<string, any>> = await m.query(
-    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, (${FACTS_JSON}) AS facts
+    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, (${FACTS_JSON('c.project')}) AS facts
        FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
     [clusterId],
   );
@@ -200,7 +218,8 @@ export async function loadSnapshot(
   const cluster = loaded?.cluster ?? null;
   // a cluster that is gone still has bindings to none of its policies, as before
   const policies = loaded ? loaded.policies : clusterId ? await loadBindings(m, clusterId) : [];
-  const cloud = loaded ? loaded.cloud : await loadCloud(m);
+  // a cluster's facts are its project's; an action without one sees its own project's
+  const cloud = loaded ? loaded.cloud : await loadCloud(m, action.project);
   if (action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string') {
     // the policy being attached is not bound yet: it joins the snapshot without a binding
     const attaching = await loadPolicy(m, action.inputs.policy_id);

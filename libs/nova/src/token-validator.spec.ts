@@ -38,6 +38,7 @@ describe('KeystoneTokenValidator', () => {
       domainId: 'default',
       roles: ['admin', 'member', 'reader'],
       isAdmin: true,
+      isProjectAdmin: true,
       expiresAt: new Date('2030-01-01T01:00:00Z'),
     });
     const call = fake.to('GET', '/identity/v3/auth/tokens')[0];
@@ -46,7 +47,9 @@ describe('KeystoneTokenValidator', () => {
   });
 
   it('is not admin without the admin role', async () => {
-    expect((await validator().validate('member-token'))?.isAdmin).toBe(false);
+    const member = await validator().validate('member-token');
+    expect(member?.isAdmin).toBe(false);
+    expect(member?.isProjectAdmin).toBe(false);
   });
 
   it('answers null for unknown, revoked and unscoped tokens', async () => {

@@ -85,6 +85,7 @@ function toContext(token: string, raw: unknown): AuthContext | null {
     domainId: str(obj(project.domain)?.id) ?? str(obj(user.domain)?.id),
     roles,
     isAdmin: roles.includes('admin'),
+    isProjectAdmin: roles.includes('admin'),
     expiresAt: new Date(expiresAt),
   };
 }

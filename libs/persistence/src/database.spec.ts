@@ -33,7 +33,7 @@ describe('openDatabase', () => {
       };
       const first = await open(recorder);
       expect(first.kind).toBe('pglite');
-      await first.dataSource.manager.save(CloudFactEntity, { kind: 'hypervisors', data: [{ name: 'hv1' }], fetched_at: new Date() });
+      await first.dataSource.manager.save(CloudFactEntity, { kind: 'hypervisors', project: '', data: [{ name: 'hv1' }], fetched_at: new Date() });
 
       await expect(open()).rejects.toThrow(/TRELLIS_DATA_DIR is already open in this process/);
       await first.close();

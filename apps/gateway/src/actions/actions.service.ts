@@ -4,6 +4,7 @@ import { ActionEntity, ClusterEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { parseListQuery, runList } from '../shared/list-query';
+import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { actionView } from '../shared/views';
 import { ActionSubmitter } from './action-submitter';
@@ -21,6 +22,7 @@ export class ActionsService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly submitter: ActionSubmitter,
+    private readonly hosts: HostVisibility,
   ) {}
 
   async list(req: ApiRequest, query: Record<string, unknown>) {
@@ -40,12 +42,15 @@ export class ActionsService {
     if (q.filters.action) qb.andWhere('a.action IN (:...actions)', { actions: q.filters.action });
     if (q.filters.status) qb.andWhere('a.status IN (:...statuses)', { statuses: q.filters.status });
     const rows = await runList(qb, q, req.caller, [{ key: 'created_at', dir: 'ASC' }]);
-    return { actions: rows.map((a) => actionView(a, req.version)) };
+    // a repair's outputs and reason name the hosts of the nodes it replaced
+    const show = await this.hosts.forCaller(manager, req.caller);
+    return { actions: rows.map((a) => show(actionView(a, req.version), a.project)) };
   }
 
   async get(req: ApiRequest, identity: string) {
     const action = await mustFind(this.uow.manager, ActionEntity, 'action', identity, { project: req.caller.projectId });
-    return { action: actionView(action, req.version) };
+    const show = await this.hosts.forCaller(this.uow.manager, req.caller);
+    return { action: show(actionView(action, req.version), action.project) };
   }
 
   /**

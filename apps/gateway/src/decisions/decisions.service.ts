@@ -8,6 +8,7 @@ import type { EntityManager } from 'typeorm';
 import { POLICY_REGISTRY } from '../core/tokens';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
+import { HostVisibility } from '../shared/host-visibility';
 import { mustFind } from '../shared/lookup';
 
 export interface DraftAction {
@@ -29,6 +30,7 @@ export class DecisionsService {
   constructor(
     private readonly uow: UnitOfWork,
     @Inject(POLICY_REGISTRY) private readonly registry: PolicyRegistry,
+    private readonly hosts: HostVisibility,
   ) {
     this.evaluator = createEvaluator(registry);
   }
@@ -37,17 +39,17 @@ export class DecisionsService {
     const action = await mustFind(this.uow.manager, ActionEntity, 'action', identity, { project: req.caller.projectId });
     const d = await this.uow.manager.getRepository(DecisionEntity).findOneBy({ action_id: action.id });
     if (!d) throw notFound('decision of action', action.id);
-    return {
-      decision: {
-        action_id: d.action_id,
-        hook: d.hook,
-        created_at: d.created_at.toISOString(),
-        input: d.input,
-        output: d.output,
-        plan: d.plan,
-        trace: d.trace,
-      },
+    const show = await this.hosts.forCaller(this.uow.manager, req.caller);
+    const decision = {
+      action_id: d.action_id,
+      hook: d.hook,
+      created_at: d.created_at.toISOString(),
+      input: d.input,
+      output: d.output,
+      plan: d.plan,
+      trace: d.trace,
     };
+    return { decision: show(decision, action.project) };
   }
 
   /**
@@ -70,22 +72,29 @@ export class DecisionsService {
     });
     const snapshot = await loadSnapshot(manager, action, 'pre_op', now);
     const d = decideAction(action, snapshot, this.evaluator, defaultIds);
-    return {
-      dry_run: true,
-      action: { action: draft.action, target: draft.target, inputs: draft.inputs },
-      decision: {
-        status: d.failure ? 'FAILED' : 'OK',
-        reason: d.failure ?? d.plan.success_reason,
-        hook: d.hook,
-        input: d.input,
-        output: d.output,
-        plan: d.plan,
-        trace: d.trace,
+    const show = await this.hosts.forCaller(manager, req.caller);
+    return show(
+      {
+        dry_run: true,
+        action: { action: draft.action, target: draft.target, inputs: draft.inputs },
+        decision: {
+          status: d.failure ? 'FAILED' : 'OK',
+          reason: d.failure ?? d.plan.success_reason,
+          hook: d.hook,
+          input: d.input,
+          output: d.output,
+          plan: d.plan,
+          trace: d.trace,
+        },
       },
-    };
+      action.project,
+    );
   }
 
-  /** POST /v1/evaluations: `trellis evaluate` over HTTP. */
+  /**
+   * POST /v1/evaluations: `trellis evaluate` over HTTP. Shown as computed, names and all: it is about
+   * the snapshot the caller brought and reads nothing stored.
+   */
   evaluate(body: unknown) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw badRequest('The evaluation request must be a JSON object (a decision snapshot).');

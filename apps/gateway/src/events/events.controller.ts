@@ -7,6 +7,7 @@ import { ClusterEntity, EventEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { parseListQuery, runList } from '../shared/list-query';
+import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { eventView } from '../shared/views';
 
@@ -22,7 +23,10 @@ const LEVELS: Record<string, number> = { CRITICAL: 50, ERROR: 40, WARN: 30, WARN
 @SenlinApi()
 @Controller('v1/events')
 export class EventsController {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly hosts: HostVisibility,
+  ) {}
 
   @Get()
   @ApiOkResponse({ type: EventList })
@@ -52,7 +56,9 @@ export class EventsController {
     if (q.filters.otype) qb.andWhere('e.otype IN (:...otypes)', { otypes: q.filters.otype });
     if (q.filters.action) qb.andWhere('e.action IN (:...actions)', { actions: q.filters.action });
     const rows = await runList(qb, q, req.caller, [{ key: 'timestamp', dir: 'ASC' }]);
-    return { events: rows.map(eventView) };
+    // replacement and drift events name hosts
+    const show = await this.hosts.forCaller(manager, req.caller);
+    return { events: rows.map((e) => show(eventView(e), e.project)) };
   }
 
   @Get(':event_id')
@@ -60,6 +66,7 @@ export class EventsController {
   @NotFound()
   async show(@Ctx() req: ApiRequest, @Param('event_id') id: string) {
     const event = await mustFind(this.uow.manager, EventEntity, 'event', id, { project: req.caller.projectId, byName: false });
-    return { event: eventView(event) };
+    const show = await this.hosts.forCaller(this.uow.manager, req.caller);
+    return { event: show(eventView(event), event.project) };
   }
 }

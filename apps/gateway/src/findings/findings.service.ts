@@ -3,13 +3,17 @@ import { badRequest } from '@trellis/common';
 import { ClusterEntity, ClusterFindingEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
+import { HostVisibility } from '../shared/host-visibility';
 import { mustFind } from '../shared/lookup';
 
 const STATUSES = ['OPEN', 'RESOLVED', 'all'];
 
 @Injectable()
 export class FindingsService {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly hosts: HostVisibility,
+  ) {}
 
   async list(req: ApiRequest, identity: string, query: Record<string, unknown>) {
     const unknown = Object.keys(query).filter((k) => k !== 'status');
@@ -24,10 +28,11 @@ export class FindingsService {
       where: status === 'all' ? { cluster_id: cluster.id } : { cluster_id: cluster.id, status },
       order: { found_at: 'ASC', id: 'ASC' },
     });
+    const show = await this.hosts.forCaller(manager, req.caller);
     return {
       cluster_id: cluster.id,
       checked_at: (cluster.data?.drift as { checked_at?: string } | undefined)?.checked_at ?? null,
-      findings: rows.map(findingView),
+      findings: rows.map((f) => show(findingView(f), f.project)),
     };
   }
 }

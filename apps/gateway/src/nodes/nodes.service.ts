@@ -10,6 +10,7 @@ import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { boolField, checkKeys, checkName, envelope, mapField, stringField, toBool } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
+import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { nodeView } from '../shared/views';
 import { In, type EntityManager } from 'typeorm';
@@ -27,6 +28,7 @@ export class NodesService {
     private readonly uow: UnitOfWork,
     private readonly submitter: ActionSubmitter,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly hosts: HostVisibility,
   ) {}
 
   async list(req: ApiRequest, query: Record<string, unknown>) {
@@ -50,11 +52,8 @@ export class NodesService {
 
   async get(req: ApiRequest, identity: string, query: Record<string, unknown>) {
     const node = await mustFind(this.uow.manager, NodeEntity, 'node', identity, { project: req.caller.projectId });
-    const [view] = await this.views(this.uow.manager, req, [node]);
-    if (query.show_details !== undefined && toBool(query.show_details)) {
-      // The gateway never calls Nova: details are what the worker recorded about the server.
-      view.details = { physical_id: node.physical_id, placement: (node.data as Record<string, unknown>)?.placement ?? {} };
-    }
+    const details = query.show_details !== undefined && toBool(query.show_details);
+    const [view] = await this.views(this.uow.manager, req, [node], details);
     return { node: view };
   }
 
@@ -193,12 +192,21 @@ export class NodesService {
     return cluster?.timeout ?? this.config.defaultActionTimeout;
   }
 
-  private async views(manager: EntityManager, req: ApiRequest, nodes: NodeEntity[]) {
+  /** The nodes as the caller may see them: placement hosts as hostIds unless an admin asks. */
+  private async views(manager: EntityManager, req: ApiRequest, nodes: NodeEntity[], details = false) {
     const profileIds = [...new Set(nodes.map((n) => n.profile_id))];
     const profiles = profileIds.length
       ? await manager.getRepository(ProfileEntity).find({ select: { id: true, name: true }, where: { id: In(profileIds) } })
       : [];
     const names = new Map(profiles.map((p) => [p.id, p.name]));
-    return nodes.map((n) => nodeView(n, names.get(n.profile_id) ?? null, req.version));
+    const show = await this.hosts.forCaller(manager, req.caller);
+    return nodes.map((n) => {
+      const view = nodeView(n, names.get(n.profile_id) ?? null, req.version);
+      if (details) {
+        // The gateway never calls Nova: details are what the worker recorded about the server.
+        view.details = { physical_id: n.physical_id, placement: (n.data as Record<string, unknown>)?.placement ?? {} };
+      }
+      return show(view, n.project);
+    });
   }
 }

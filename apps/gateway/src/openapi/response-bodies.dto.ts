@@ -494,7 +494,12 @@ class DecisionRecord {
   @ApiProperty({ ...TIME })
   created_at!: string;
 
-  @ApiProperty({ ...FREE_MAP, description: 'The snapshot the engine decided from (POST /v1/evaluations format).' })
+  @ApiProperty({
+    ...FREE_MAP,
+    description:
+      'The snapshot the engine decided from (POST /v1/evaluations format). Unless the caller is a cloud or project admin, ' +
+      "host names are shown as Nova's hostId (sha224 of project id + host) and cloud.hypervisors is [] with cloud.hidden saying how many there were.",
+  })
   input!: Record<string, unknown>;
 
   @ApiProperty({ ...FREE_MAP })

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError, badRequest, conflict, unavailable } from '@trellis/common';
+import { CLOUD_WIDE_PROJECT } from '@trellis/contracts';
 import { CloudFactEntity, ClusterPolicyEntity, PolicyEntity } from '@trellis/persistence/entities';
 import { requireVersion } from '../core/api-version';
 import type { ApiRequest } from '../core/request.decorators';
@@ -34,7 +35,7 @@ export class PoliciesService {
     const input = envelope(body, 'policy');
     checkKeys(input, ['name', 'spec'], ['name', 'spec']);
     const name = checkName(input.name);
-    const cloud = await loadCloudFacts(this.uow.manager);
+    const cloud = await loadCloudFacts(this.uow.manager, req.caller.projectId);
     const typeName = this.validate(input.spec, cloud, name);
     const now = new Date();
     const row: PolicyEntity = {
@@ -134,8 +135,13 @@ export class PoliciesService {
  * error}` when Nova would not tell; a kind it has not stored or could not read stays absent, so a
  * policy that needs it is refused with 503 rather than validated against an empty list.
  */
-async function loadCloudFacts(manager: EntityManager): Promise<CloudFacts> {
-  const rows = await manager.getRepository(CloudFactEntity).find();
+async function loadCloudFacts(manager: EntityManager, project: string): Promise<CloudFacts> {
+  // the cloud-wide facts and the caller's project's (its server groups); the project's own row last,
+  // so it wins over a cloud-wide row of the same kind
+  const rows = await manager.getRepository(CloudFactEntity).find({
+    where: [{ project: CLOUD_WIDE_PROJECT }, { project }],
+    order: { project: 'ASC' },
+  });
   const facts: CloudFacts = {};
   for (const row of rows) {
     if (!(FACT_KINDS as readonly string[]).includes(row.kind)) continue;

@@ -15,7 +15,7 @@ describe('policies, policy types and bindings (issue 3)', () => {
 
   beforeAll(async () => {
     h = await startGatewayHarness();
-    await h.db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
+    await h.db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', project: '', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
   });
   afterAll(() => h?.close());
 
@@ -207,19 +207,19 @@ describe('policies, policy types and bindings (issue 3)', () => {
         expect(res.body.error.message).toMatch(/availability_zones/);
         expect(await h.db.dataSource.getRepository(PolicyEntity).countBy({ name: 'early' })).toBe(0);
       } finally {
-        await h.db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
+        await h.db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', project: '', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
       }
     });
 
     it('answers 503 when the nova-worker stored the zones as unreadable', async () => {
       const repo = h.db.dataSource.getRepository(CloudFactEntity);
-      await repo.save({ kind: 'availability_zones', data: { items: [], error: 'HTTP 503 from Nova' }, fetched_at: new Date() });
+      await repo.save({ kind: 'availability_zones', project: '', data: { items: [], error: 'HTTP 503 from Nova' }, fetched_at: new Date() });
       try {
         const res = await alice().post('/v1/policies', { policy: { name: 'unreadable', spec: ZONE_SPEC } });
         expect(res.status).toBe(503);
         expect(res.body.error.message).toMatch(/availability_zones/);
       } finally {
-        await h.db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
+        await h.db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', project: '', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
       }
     });
   });

@@ -41,7 +41,7 @@ describe('gateway RPC over the message bus', () => {
     bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
     await bus.start();
     // zone placement checks its zones against the cloud facts the nova-worker stores
-    await db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
+    await db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', project: '', data: { items: ['az1', 'az2'] }, fetched_at: new Date() });
     gateway = await startGateway({
       config: loadConfig({ TRELLIS_PORT: '0', TRELLIS_PUBLIC_URL: 'https://clustering.example/api' }),
       dataSource: db.dataSource,

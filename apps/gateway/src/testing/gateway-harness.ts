@@ -6,30 +6,39 @@ import type { Database } from '@trellis/persistence';
 import request from 'supertest';
 import { startGateway, type RunningGateway } from '../bootstrap';
 
-/** Two projects with a member each, and an admin in a third project. */
+/** Two projects with a member each (and an admin of project A), and a cloud admin in a third project. */
 export const PROJECT_A = 'aaaaaaaa0000000000000000000000aa';
 export const PROJECT_B = 'bbbbbbbb0000000000000000000000bb';
 export const ADMIN_PROJECT = 'cccccccc0000000000000000000000cc';
 
-const caller = (token: string, user: string, project: string, isAdmin: boolean): AuthContext => ({
+const caller = (
+  token: string,
+  user: string,
+  project: string,
+  isAdmin: boolean,
+  roles: string[] = isAdmin ? ['admin', 'member'] : ['member'],
+): AuthContext => ({
   token,
   userId: `${user}-id`,
   userName: user,
   projectId: project,
   projectName: `${user}-project`,
   domainId: 'default',
-  roles: isAdmin ? ['admin', 'member'] : ['member'],
+  roles,
   isAdmin,
+  isProjectAdmin: roles.includes('admin'),
   expiresAt: new Date(Date.now() + 3600_000),
 });
 
-export const TOKENS = { alice: 'token-alice', bob: 'token-bob', admin: 'token-admin' } as const;
+/** carol: an admin of project A who is not a cloud admin */
+export const TOKENS = { alice: 'token-alice', bob: 'token-bob', admin: 'token-admin', carol: 'token-carol' } as const;
 
 export class FakeTokenValidator implements TokenValidator {
   readonly callers = new Map<string, AuthContext>([
     [TOKENS.alice, caller(TOKENS.alice, 'alice', PROJECT_A, false)],
     [TOKENS.bob, caller(TOKENS.bob, 'bob', PROJECT_B, false)],
     [TOKENS.admin, caller(TOKENS.admin, 'admin', ADMIN_PROJECT, true)],
+    [TOKENS.carol, caller(TOKENS.carol, 'carol', PROJECT_A, false, ['admin', 'member'])],
   ]);
 
   async validate(token: string): Promise<AuthContext | null> {

@@ -13,6 +13,7 @@ const caller = (user: string, project: string, roles = ['member', 'reader']): Au
   domainId: 'default',
   roles,
   isAdmin: false,
+  isProjectAdmin: false,
   expiresAt: new Date(Date.now() + 3600_000),
 });
 

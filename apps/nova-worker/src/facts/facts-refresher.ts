@@ -1,11 +1,11 @@
 import { errorMessage, type Logger } from '@trellis/common';
 import type { NovaPort, Server } from '@trellis/nova';
 import type { DataSource } from 'typeorm';
-import { CloudFactKinds as FactKinds } from '@trellis/contracts';
+import { CLOUD_WIDE_PROJECT, CloudFactKinds as FactKinds } from '@trellis/contracts';
 import { hostIdOf, type NovaAccess, type Owner } from '../identity/nova-access';
 
 /** `cloud_facts.project` of the cloud-wide kinds. */
-const CLOUD_WIDE = '';
+const CLOUD_WIDE = CLOUD_WIDE_PROJECT;
 
 /**
  * Copies what the policies need to know about Nova into `cloud_facts`, kept apart by who may see

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { hideHosts, hostIdOf, hostNamesIn } from './visibility';
+
+/** Nova's nova.utils.generate_hostid, written out here independently of the code under test */
+const novaHostId = (project: string, host: string) => createHash('sha224').update(`${project}${host}`).digest('hex');
+
+describe('hideHosts', () => {
+  const projectId = 'demo-project-id';
+  const h1 = novaHostId(projectId, 'host-1');
+  const h10 = novaHostId(projectId, 'host-10');
+  const opts = { projectId, hostNames: ['host-1', 'host-10'] };
+
+  it("computes Nova's hostId: sha224 of project id then host, lowercase hex", () => {
+    expect(hostIdOf(projectId, 'host-1')).toBe(h1);
+    expect(h1).toMatch(/^[0-9a-f]{56}$/);
+    expect(hostIdOf('other', 'host-1')).not.toBe(h1);
+  });
+
+  it('replaces whole strings and whole tokens, the longest name first', () => {
+    expect(hideHosts('host-1', opts)).toBe(h1);
+    expect(hideHosts('host-10', opts)).toBe(h10);
+    expect(hideHosts("Nodes a, b share the host 'host-10'.", opts)).toBe(`Nodes a, b share the host '${h10}'.`);
+    expect(hideHosts('on host host-1 in zone az1; host-10/host-1', opts)).toBe(`on host ${h1} in zone az1; ${h10}/${h1}`);
+  });
+
+  it('ends a name at a full stop or a leading dot that no name character continues', () => {
+    expect(hideHosts('Replaced vis-1 on host host-10.', opts)).toBe(`Replaced vis-1 on host ${h10}.`);
+    expect(hideHosts('(host-1). ...host-1', opts)).toBe(`(${h1}). ...${h1}`);
+    expect(hideHosts('a.host-1 host-1.b', opts)).toBe('a.host-1 host-1.b');
+  });
+
+  it('leaves a name that is only part of a longer token', () => {
+    for (const s of ['host-100', 'xhost-1', 'host-1.example.com', 'my_host-1', 'host-1a']) expect(hideHosts(s, opts)).toBe(s);
+    expect(hideHosts('host-1.example.com', { projectId, hostNames: ['host-1', 'host-1.example.com'] })).toBe(
+      novaHostId(projectId, 'host-1.example.com'),
+    );
+  });
+
+  it('treats names literally, not as patterns', () => {
+    expect(hideHosts('hostX1 host.1', { projectId, hostNames: ['host.1'] })).toBe(`hostX1 ${novaHostId(projectId, 'host.1')}`);
+  });
+
+  it('walks nested arrays and objects, keys included, and keeps non-string values', () => {
+    const input = {
+      n: 1,
+      ok: true,
+      none: null,
+      list: [['host-1', 2, false], { deep: { host: 'host-10' } }],
+      byHost: { 'host-1': ['a'] },
+    };
+    expect(hideHosts(input, opts)).toStrictEqual({
+      n: 1,
+      ok: true,
+      none: null,
+      list: [[h1, 2, false], { deep: { host: h10 } }],
+      byHost: { [h1]: ['a'] },
+    });
+  });
+
+  it('does not change its input', () => {
+    const input = { cloud: { hypervisors: [{ hypervisor_hostname: 'host-1' }] }, nodes: [{ host: 'host-1' }] };
+    const before = JSON.parse(JSON.stringify(input));
+    const out = hideHosts(input, opts);
+    expect(input).toStrictEqual(before);
+    expect(out).not.toBe(input);
+    expect(out.nodes).not.toBe(input.nodes);
+  });
+
+  it('replaces the hypervisor list of a snapshot by a note with their number', () => {
+    const out = hideHosts(
+      { input: { cloud: { availability_zones: ['az1'], hypervisors: [{ id: '1', hypervisor_hostname: 'host-1', service: { host: 'host-1' } }, {}], server_groups: [] } } },
+      opts,
+    );
+    expect(out.input.cloud).toStrictEqual({
+      availability_zones: ['az1'],
+      hypervisors: [],
+      server_groups: [],
+      hidden: { hypervisors: '2 hypervisors; hypervisor and host names are shown to admins only' },
+    });
+  });
+
+  it('ignores names that are hostIds already and copies when there are no names', () => {
+    expect(hideHosts(h1, { projectId, hostNames: [h1] })).toBe(h1);
+    const v = { a: ['host-1'] };
+    const out = hideHosts(v, { projectId, hostNames: [] });
+    expect(out).toStrictEqual(v);
+    expect(out).not.toBe(v);
+  });
+});
+
+describe('hostNamesIn', () => {
+  it('finds hypervisor names, service hosts, host members and host lists', () => {
+    const names = hostNamesIn({
+      cloud: { hypervisors: [{ hypervisor_hostname: 'hv1.example.com', service: { host: 'hv1' } }] },
+      cluster: { nodes: [{ data: { placement: { host: 'host-1' } }, server: { host: 'host-2', availability_zone: 'az1' } }] },
+      items: [{ zoneName: 'az1', hosts: ['host-3'] }],
+      other: { host: null, hosts: [7] },
+    });
+    expect([...names].sort()).toEqual(['host-1', 'host-2', 'host-3', 'hv1', 'hv1.example.com']);
+  });
+});
