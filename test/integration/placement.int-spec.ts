@@ -16,5 +16,5 @@ describe('placement policies that really place (RabbitMQ + PostgreSQL)', () => {
   it('anti-affinity + zones 100/200: 2 + 4 on 6 hosts, scale-in keeps the weights, NoValidHost fails', () =>
     antiAffinityWithZones(trellis));
 
-  it('DRS: servers land on the vSphere DRS host', () => drsPlacement(trellis));
+  it("DRS: the cloud admin's servers land on the vSphere DRS host; a member's forced host is refused by Nova", () => drsPlacement(trellis));
 });

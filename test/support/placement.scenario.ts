@@ -117,21 +117,39 @@ export async function antiAffinityWithZones(trellis: Embedded): Promise<void> {
   expect(tooMany.status_reason).toMatch(/No valid host was found|Exceeded maximum number of retries/);
 }
 
-/** DRS: the affinity policy boots every server onto the hypervisor that is a vSphere DRS cluster. */
+/**
+ * DRS: the affinity policy boots every server onto the hypervisor that is a vSphere DRS cluster, by
+ * forcing its host (`az2:host-7`). Nova lets only an admin force a host, and Trellis acts as the
+ * user who asked (issue 17): the cloud admin's servers land there; a member's scale-out fails at
+ * once with Nova's refusal, as the member's own `openstack server create` would.
+ */
 export async function drsPlacement(trellis: Embedded): Promise<void> {
-  const api = await demoApi(trellis);
-  const { clusterId } = await createProfileAndCluster(api, 'vmware');
-  await createPolicy(api, 'drs', {
+  const drs = {
     type: 'senlin.policy.affinity',
     version: 1.0,
     properties: { servergroup: { policies: 'affinity' }, availability_zone: 'az2', enable_drs_extension: true },
-  });
-  expect((await act(api, 'vmware', { policy_attach: { policy_id: 'drs' } })).status).toBe('SUCCEEDED');
-  const out = await act(api, 'vmware', { scale_out: { count: 2 } });
+  };
+  const admin = await adminApi(trellis);
+  const { clusterId } = await createProfileAndCluster(admin, 'vmware');
+  await createPolicy(admin, 'drs', drs);
+  expect((await act(admin, 'vmware', { policy_attach: { policy_id: 'drs' } })).status).toBe('SUCCEEDED');
+  const out = await act(admin, 'vmware', { scale_out: { count: 2 } });
   expect(out.status).toBe('SUCCEEDED');
-  const nodes = await nodesOf(api, clusterId);
-  // demo is a member of its project: it sees host-7 as the project's hostId of it
-  const host7 = memberHostId(nodes[0].project, 'host-7');
-  expect(out.data.placement.placements.map((p: { zone: string }) => p.zone)).toEqual([`az2:${host7}`, `az2:${host7}`]);
-  expect(nodes.map((n) => n.data.placement.host)).toEqual([host7, host7]);
+  // the cloud admin sees host names
+  expect(out.data.placement.placements.map((p: { zone: string }) => p.zone)).toEqual(['az2:host-7', 'az2:host-7']);
+  const nodes = await nodesOf(admin, clusterId);
+  expect(nodes.map((n) => n.data.placement.host)).toEqual(['host-7', 'host-7']);
+
+  const member = await demoApi(trellis);
+  await createProfileAndCluster(member, 'vmware-member');
+  await createPolicy(member, 'drs-member', drs);
+  expect((await act(member, 'vmware-member', { policy_attach: { policy_id: 'drs-member' } })).status).toBe('SUCCEEDED');
+  const refused = await act(member, 'vmware-member', { scale_out: { count: 1 } });
+  expect(refused.status).toBe('FAILED');
+  expect(refused.status_reason).toContain("Policy doesn't allow os_compute_api:servers:create:forced_host to be performed.");
+}
+
+export async function adminApi(trellis: Embedded): Promise<ApiClient> {
+  const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'admin', password: 'admin', project: 'admin' });
+  return new ApiClient(trellis.url, token);
 }
