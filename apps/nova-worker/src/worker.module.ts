@@ -14,6 +14,7 @@ import { BuildPoller } from './builds/build-poller';
 import { FactsRefresher } from './facts/facts-refresher';
 import { WorkerHandlers } from './messages/worker.handlers';
 import { ApplyWorkOrderUseCase } from './orders/apply-work-order.usecase';
+import { OrderPoller } from './orders/order-poller';
 import { SurveyClusterUseCase } from './facts/survey-cluster.usecase';
 import type { ServiceDeps } from '@trellis/runtime';
 
@@ -41,11 +42,13 @@ export class WorkerRunner implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly handlers: WorkerHandlers,
     private readonly poller: BuildPoller,
     private readonly facts: FactsRefresher,
+    private readonly orders: OrderPoller,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.facts.start();
     this.poller.start();
+    this.orders.start();
     this.consumer = await this.deps.bus.consume(Queues.workerOrders, (m) => this.handlers.onWorkOrder(m), {
       prefetch: this.deps.config.amqp.prefetch,
     });
@@ -54,6 +57,7 @@ export class WorkerRunner implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     await this.consumer?.cancel();
+    await this.orders.stop();
     await this.poller.stop();
     await this.facts.stop();
   }
@@ -97,7 +101,19 @@ export class WorkerModule {
               concurrency: config.worker.concurrency,
               leaseSeconds: config.engine.leaseSeconds,
               pollIntervalMs: config.worker.pollIntervalMs,
+              workerId: config.instanceId,
             }),
+        },
+        {
+          provide: OrderPoller,
+          useFactory: (apply: ApplyWorkOrderUseCase, poller: BuildPoller) =>
+            new OrderPoller(dataSource, apply, logger.child({ component: 'order-poller' }), {
+              // orders wait seconds between tries at the least: no need to look as often as for builds
+              intervalMs: Math.max(config.worker.pollIntervalMs, 1000),
+              batchSize: 20,
+              afterApply: () => poller.kick(),
+            }),
+          inject: [ApplyWorkOrderUseCase, BuildPoller],
         },
         {
           provide: WorkerHandlers,

@@ -14,6 +14,7 @@ import { RunActionUseCase } from './actions/run-action.usecase';
 import { EngineHandlers } from './messages/engine.handlers';
 import { ApplyWorkResultUseCase } from './results/apply-work-result.usecase';
 import { ResumeService } from './resume/resume.service';
+import { DeadlineSupervisor } from './deadline/deadline-supervisor';
 import { DriftCoordinator } from './drift/drift-coordinator';
 import { DriftScheduler } from './drift/drift-scheduler';
 import type { ServiceDeps } from '@trellis/runtime';
@@ -34,6 +35,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly handlers: EngineHandlers,
     private readonly resume: ResumeService,
     private readonly driftScheduler: DriftScheduler,
+    private readonly deadlines: DeadlineSupervisor,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -42,12 +44,14 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     this.consumers.push(await bus.consume(Queues.engineResults, (m) => this.handlers.onWorkResult(m), { prefetch }));
     this.consumers.push(await bus.consume(Queues.engineActions, (m) => this.handlers.onActionRequested(m), { prefetch }));
     await this.resume.start();
+    this.deadlines.start();
     this.driftScheduler.start();
     this.deps.logger.info('policy-engine consuming', { queues: [Queues.engineActions, Queues.engineResults], prefetch });
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.resume.stop();
+    await this.deadlines.stop();
     await this.driftScheduler.stop();
     for (const c of this.consumers.splice(0)) await c.cancel();
   }
@@ -98,6 +102,14 @@ export class EngineModule {
           useFactory: () =>
             new ResumeService(deps.dataSource, log, {
               leaseSeconds: deps.config.engine.leaseSeconds,
+              intervalSeconds: deps.config.engine.resumeIntervalSeconds,
+            }),
+        },
+        {
+          provide: DeadlineSupervisor,
+          // as often as the resume loop: an action fails at most one interval after its timeout
+          useFactory: () =>
+            new DeadlineSupervisor(deps.dataSource, log.child({ component: 'deadlines' }), {
               intervalSeconds: deps.config.engine.resumeIntervalSeconds,
             }),
         },

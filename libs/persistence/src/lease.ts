@@ -31,7 +31,8 @@ export interface ClaimOptions<T extends Leased> {
  * Claims up to `limit` rows matching `where` whose lease is free (never taken, released, or expired),
  * skipping rows another transaction has locked, and gives them to `leaseOwner` for `leaseSeconds`.
  * Returns the claimed rows with their new lease. Two claimers never get the same row; a row whose
- * owner died comes back once its lease has expired. Lease times are the database's clock.
+ * owner died comes back once its lease has expired. Lease times are the database's clock at the
+ * statement (clock_timestamp(), not the transaction's start: the caller's transaction may be long).
  *
  * Runs in the caller's transaction when `manager` has one (the row locks then last until it ends),
  * otherwise in a short transaction of its own.
@@ -44,7 +45,7 @@ export async function claimExpired<T extends Leased>(
   const owner = requireText('leaseOwner', options.leaseOwner, 128);
   const leaseSeconds = requirePositiveNumber('leaseSeconds', options.leaseSeconds);
   const limit = requirePositiveInt('limit', options.limit);
-  const free = Raw((column) => `(${column} IS NULL OR ${column} <= now())`);
+  const free = Raw((column) => `(${column} IS NULL OR ${column} <= clock_timestamp())`);
   const where = (Array.isArray(options.where) ? options.where : [options.where]).map(
     (w) => ({ ...w, lease_expires_at: free }) as FindOptionsWhere<T>,
   );
@@ -61,7 +62,7 @@ export async function claimExpired<T extends Leased>(
     const result = await m
       .createQueryBuilder()
       .update(entity)
-      .set({ lease_owner: owner, lease_expires_at: () => 'now() + make_interval(secs => :leaseSeconds)' } as QueryDeepPartialEntity<T>)
+      .set({ lease_owner: owner, lease_expires_at: () => 'clock_timestamp() + make_interval(secs => :leaseSeconds)' } as QueryDeepPartialEntity<T>)
       .setParameter('leaseSeconds', leaseSeconds)
       .whereInIds(rows.map((r) => r.id))
       .returning(['id', 'lease_expires_at'])
@@ -93,7 +94,7 @@ export async function renewLease<T extends Leased>(
   const result = await manager
     .createQueryBuilder()
     .update(entity)
-    .set({ lease_expires_at: () => 'now() + make_interval(secs => :leaseSeconds)' } as QueryDeepPartialEntity<T>)
+    .set({ lease_expires_at: () => 'clock_timestamp() + make_interval(secs => :leaseSeconds)' } as QueryDeepPartialEntity<T>)
     .where('id = :id AND lease_owner = :leaseOwner', { id, leaseOwner, leaseSeconds })
     .execute();
   return result.affected === 1;

@@ -286,7 +286,7 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
             const relayStatements = spy.seen.filter((q) => !q.startsWith('SELECT count(*)::int AS pending') && !q.startsWith('DELETE FROM outbox'));
             // the mark, and the poll at start-up (before or after the hand-over; it finds nothing, the
             // row is leased to the hand-over)
-            const claims = relayStatements.filter((q) => /^UPDATE outbox SET claimed_until = now\(\) \+ make_interval/.test(q));
+            const claims = relayStatements.filter((q) => /^UPDATE outbox SET claimed_until = clock_timestamp\(\) \+ make_interval/.test(q));
             const marks = relayStatements.filter((q) => /^UPDATE outbox SET published_at = now\(\), claimed_until = NULL WHERE id = ANY/.test(q));
             expect([claims.length, marks.length, relayStatements.length]).toEqual([1, 1, 2]);
           } finally {

@@ -13,9 +13,11 @@ export class WorkerHandlers {
   ) {}
 
   /**
-   * A work order: applied to Nova, then acked. Invalid orders are dead-lettered with the reason;
-   * Nova being unreachable is retried (the delivery limit dead-letters an order that never goes
-   * through, and `trellis replay` sends it again once Nova is back).
+   * A work order: applied to Nova, then acked. Invalid orders are dead-lettered with the reason.
+   * Nova being unreachable does not come back here: the order stays in the database with its next
+   * attempt (orders/retry-schedule.ts) and the message is acked; so is a delivery of an order another
+   * worker holds (orders/order-lease.ts). What still throws is this worker's own trouble (the
+   * database): retried, and should it last, the order's lease brings the order back (order-poller.ts).
    */
   async onWorkOrder(message: IncomingMessage): Promise<HandlerOutcome> {
     if (message.parseError) return { kind: 'dead-letter', reason: `message body is not JSON: ${message.parseError}` };

@@ -98,15 +98,21 @@ describe('ApplyWorkOrderUseCase', () => {
     ]);
   });
 
-  it('fails the order, writing nothing, when a node of it is not in the database', async () => {
+  it('keeps the order for a later attempt, writing nothing, when a node of it is not in the database', async () => {
     const actionId = randomUUID();
     const ghost = await insertNode(db);
     await db.dataSource.query('DELETE FROM nodes WHERE id = $1', [ghost.id]);
 
-    await expect(w.apply.execute(workOrder(actionId, { create_servers: [serverFor(ghost)] }))).rejects.toThrow(
-      `node ${ghost.id} of the work order is not in the database`,
-    );
-    expect((await w.order(actionId)).status).toBe('APPLYING');
+    const result = await w.apply.execute(workOrder(actionId, { create_servers: [serverFor(ghost)] }));
+
+    expect(result).toMatchObject({ applied: false, retryInMs: expect.any(Number) });
+    expect(await w.order(actionId)).toMatchObject({
+      status: 'APPLYING',
+      attempts: 1,
+      lease_token: null,
+      last_error: `node ${ghost.id} of the work order is not in the database`,
+    });
+    expect(await w.results(actionId)).toEqual([]);
   });
 
   it('acknowledges a second delivery of an order being built without touching Nova', async () => {
@@ -122,14 +128,14 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(await w.results(actionId)).toEqual([]);
   });
 
-  it('takes over a redelivered order left APPLYING and reuses the server it finds by the node tag', async () => {
+  it('takes over an order left APPLYING once its holder\'s lease ran out, not before, and reuses the server it finds by the node tag', async () => {
     const actionId = randomUUID();
     const node = await insertNode(db, { action_id: actionId });
     const order = workOrder(actionId, { create_servers: [serverFor(node)] });
-    // the previous worker made the server and died before recording it
+    // the previous worker made the server and died before recording it; its lease is still running
     await db.dataSource.query(
-      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at)
-       VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now())`,
+      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
+       VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now(), 'dead-worker', gen_random_uuid(), clock_timestamp() + interval '1 minute')`,
       [actionId, JSON.stringify(order)],
     );
     const { id: serverId } = await nova.createServer({
@@ -140,8 +146,9 @@ describe('ApplyWorkOrderUseCase', () => {
       metadata: { trellis_node: node.id, trellis_action: actionId },
     });
 
-    const notRedelivered = await w.apply.execute(order);
-    expect(notRedelivered.applied).toBe(false);
+    const whileLeased = await w.apply.execute(order, { redelivered: true });
+    expect(whileLeased.applied).toBe(false);
+    await db.dataSource.query(`UPDATE work_orders SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE action_id = $1`, [actionId]);
     const result = await w.apply.execute(order, { redelivered: true });
 
     expect(result).toEqual({ applied: true, created: 0, reused: 1, failed: 0, deleting: 0 });

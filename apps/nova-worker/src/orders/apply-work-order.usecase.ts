@@ -1,7 +1,7 @@
 import type { WorkOrderMessage, ServerCreateDto } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
 import { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from '@trellis/nova';
-import { WorkOrderEntity, inTransaction } from '@trellis/persistence';
+import { inTransaction } from '@trellis/persistence';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { bootWaves, waitUntilPlaced } from './affinity-seeds';
@@ -9,6 +9,8 @@ import { buildServerRequest } from './server-request';
 import { NODE_STATE, ORDER_STATE, completeOrderIfDone, type NodeState, type OrderState } from '../builds/complete-order';
 import { mapLimit } from '../map-limit';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
+import { OrderHeartbeat, claimOrder, fencedUpdate, type HeldOrder, type OrderClaim } from './order-lease';
+import { DEFAULT_RETRY_SCHEDULE, deferOrder, failOrderNodes, type RetrySchedule } from './retry-schedule';
 
 export interface ApplyResult {
   /** false when the order had been applied before (a redelivery): nothing was done again */
@@ -17,6 +19,8 @@ export interface ApplyResult {
   reused: number;
   failed: number;
   deleting: number;
+  /** not applied now: a transient cloud error; the order poller tries it again in this many ms */
+  retryInMs?: number;
 }
 
 /**
@@ -42,35 +46,54 @@ export class ApplyWorkOrderUseCase {
       leaseSeconds: number;
       /** how often to look whether the first server of a new affinity group has its host (default 500) */
       pollIntervalMs?: number;
+      /** the lease owner written on claimed orders (default `nova-worker@<pid>`) */
+      workerId?: string;
+      /** backoff of orders that meet transient cloud errors (retry-schedule.ts) */
+      retry?: RetrySchedule;
     },
   ) {}
+
+  private get lease() {
+    return { owner: this.options.workerId ?? `nova-worker@${process.pid}`, leaseSeconds: this.options.leaseSeconds };
+  }
 
   async execute(order: WorkOrderMessage, delivery: { redelivered: boolean } = { redelivered: false }): Promise<ApplyResult> {
     const log = this.logger.child({ action_id: order.action_id, correlation_id: order.correlation_id });
     const claim = await this.claim(order, delivery.redelivered);
-    if (claim !== 'first' && claim !== 'taken-over') {
-      if (claim === 'DONE') {
+    if (claim.token === undefined) {
+      if (claim.state === 'DONE') {
         // The engine asks again for an order this worker finished: its result never arrived.
         await inTransaction(this.dataSource, (m) => completeOrderIfDone(m, order.action_id, new Date(), { again: true }));
       }
-      log.info('work order already taken; acknowledging the duplicate', { state: claim });
+      // `held`: the live holder finishes it, and should it die, its lease runs out and the order
+      // poller resumes the order; `waiting`: the poller tries it at its next attempt. Either way this
+      // message is acked: requeueing it would only cycle it until the delivery limit dead-letters it.
+      log.info('work order already taken; acknowledging the duplicate', { state: claim.state, redelivered: delivery.redelivered });
       return { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
     }
-
-    let nova: NovaPort;
-    let groups: Record<string, string>;
-    let known: Map<string, Server>;
+    const heartbeat = new OrderHeartbeat(this.dataSource, order.action_id, claim.token, this.lease, log).start();
     try {
-      nova = await this.access.asOwner({ project: order.project, user: order.user }, { verify: true });
-      groups = await this.ensureGroups(nova, order, log);
-      // Nova cannot filter servers by metadata, so looking for this order's servers lists every server
-      // of the project: only a delivery that takes an order over can find any (BENCHMARKS.md, pipeline).
-      known = claim === 'taken-over' ? await this.serversOf(nova, order.action_id) : new Map<string, Server>();
+      return await this.applyClaimed(order, claim, log);
     } catch (e) {
-      if (!isPermanent(e)) throw e;
-      return this.failOrder(order, errorMessage(e), log);
+      return await this.afterFailure(order, claim.token, e, log);
+    } finally {
+      heartbeat.stop();
     }
+  }
+
+  /**
+   * Nova calls for an order this worker holds (`claim.token`), then one fenced transaction. Nova is
+   * called as the order's owner, with a trust Keystone confirms now; a missing or refused trust is
+   * permanent and fails the order (afterFailure).
+   */
+  private async applyClaimed(order: WorkOrderMessage, claim: HeldOrder, log: Logger): Promise<ApplyResult> {
+    const nova = await this.access.asOwner({ project: order.project, user: order.user }, { verify: true });
+    const groups = await this.ensureGroups(nova, order, log);
     const resolveGroup = (ref: string) => groups[ref] ?? ref;
+
+    // Nova cannot filter servers by metadata, so looking for this order's servers lists every server
+    // of the project: only a delivery that takes an order over can find any (BENCHMARKS.md, pipeline).
+    const known = claim.state === 'taken-over' ? await this.serversOf(nova, order.action_id) : new Map<string, Server>();
     let created = 0;
     let reused = 0;
     const createOne = async (create: ServerCreateDto) => {
@@ -132,79 +155,61 @@ export class ApplyWorkOrderUseCase {
 
     const now = new Date();
     const deadline = new Date(now.getTime() + order.build_timeout * 1000);
-    await inTransaction(this.dataSource, async (m) => {
-      // the UPDATE locks the order's row, as completeOrderIfDone needs, and returns what it reads
-      const [locked] = changedRows<OrderState>(
-        await m.query(`UPDATE work_orders SET status = 'BUILDING', groups = $2, updated_at = $3 WHERE action_id = $1 RETURNING ${ORDER_STATE}`, [
-          order.action_id,
-          JSON.stringify(groups),
-          now,
-        ]),
-      );
+    const fenced = await inTransaction(this.dataSource, async (m) => {
+      // the UPDATE locks the order's row, as completeOrderIfDone needs, and returns what it reads;
+      // it is the fence: when another worker took the order over, it matches nothing and nothing is written
+      const locked = await fencedUpdate<OrderState>(m, order.action_id, claim.token, `status = 'BUILDING', groups = $2, updated_at = $3`, [
+        JSON.stringify(groups),
+        now,
+      ], ORDER_STATE);
+      if (!locked) return true;
       const written: NodeState[] = [];
       for (const o of outcomes) written.push(await this.recordCreate(m, o.create, o.serverId, o.error, resolveGroup, deadline, now));
       written.push(...(await this.recordDeletes(m, order, now, deadline, refused)));
       // with the rows just written, the usual answer (servers still building) costs no statement
       await completeOrderIfDone(m, order.action_id, now, { order: locked, written });
+      return false;
     });
+    if (fenced) {
+      log.warn('work order was taken over while this worker applied it; its outcome is the new holder\'s to record');
+      return { applied: false, created, reused, failed: 0, deleting: 0 };
+    }
     const failed = outcomes.filter((o) => o.error).length;
     log.info('work order applied', { created, reused, failed, deleting: order.delete_servers.length });
     return { applied: true, created, reused, failed, deleting: order.delete_servers.length };
   }
 
   /**
-   * Takes the order before touching Nova, so two deliveries of it (a replay while the first is
-   * still being applied) never both create servers. A redelivery of the message this worker's
-   * predecessor held, or an order left APPLYING longer than a lease, is taken over: the lookups by
-   * name and by node tag below make applying it again safe.
+   * Takes the order before touching Nova, so that one worker at a time applies it (order-lease.ts):
+   * a redelivery takes it over only when its holder's lease ran out; the lookups by name and by
+   * node tag below make applying it again safe.
    */
-  private async claim(order: WorkOrderMessage, redelivered: boolean): Promise<'first' | 'taken-over' | string> {
-    // A first delivery, the usual case, is this one statement; it needs no transaction around it.
-    const inserted: unknown[] = await this.dataSource.query(
-      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at)
-       VALUES ($1, $2, $3, 'APPLYING', '{}'::jsonb, $4, $4)
-       ON CONFLICT (action_id) DO NOTHING RETURNING action_id`,
-      [order.action_id, order.cluster_id, JSON.stringify(order), new Date()],
-    );
-    if (inserted.length > 0) return 'first';
-    return inTransaction(this.dataSource, async (m) => {
-      const repo = m.getRepository(WorkOrderEntity);
-      const now = new Date();
-      const row = await repo
-        .createQueryBuilder('o')
-        .setLock('pessimistic_write')
-        .where('o.action_id = :id', { id: order.action_id })
-        .getOneOrFail();
-      const stale = (row.updated_at ?? row.created_at).getTime() < now.getTime() - this.options.leaseSeconds * 1000;
-      if (row.status !== 'APPLYING' || !(redelivered || stale)) return row.status;
-      await repo.update({ action_id: order.action_id }, { updated_at: now });
-      return 'taken-over';
-    });
+  private async claim(order: WorkOrderMessage, _redelivered: boolean): Promise<OrderClaim> {
+    return claimOrder(this.dataSource, order, this.lease);
   }
 
   /**
-   * Ends an order that cannot be applied at all (its trust is missing or refused, or Nova refused a
-   * server group for good): every node of it fails with the reason, and the result goes to the
-   * engine in the same transaction, so the action fails at once instead of being retried.
+   * A try that failed: a transient cloud error keeps the order for a later attempt (backoff, the
+   * message is acked); anything else (Nova's refusal, a missing or refused trust) fails the order's
+   * nodes with that message at once.
    */
-  private async failOrder(order: WorkOrderMessage, reason: string, log: Logger): Promise<ApplyResult> {
-    const now = new Date();
-    await inTransaction(this.dataSource, async (m) => {
-      const [locked] = changedRows<OrderState>(
-        await m.query(`UPDATE work_orders SET status = 'BUILDING', updated_at = $2 WHERE action_id = $1 RETURNING ${ORDER_STATE}`, [order.action_id, now]),
-      );
-      const ids = [...order.create_servers.map((c) => c.node_id), ...order.delete_servers.map((d) => d.node_id)];
-      const written = changedRows<NodeState>(
-        await m.query(
-          `UPDATE nodes SET status = 'ERROR', status_reason = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-           WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
-          [ids, reason, now],
-        ),
-      );
-      await completeOrderIfDone(m, order.action_id, now, { order: locked, written });
+  private async afterFailure(order: WorkOrderMessage, token: string, e: unknown, log: Logger): Promise<ApplyResult> {
+    const none = { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
+    if (isTransient(e)) {
+      const deferral = await deferOrder(this.dataSource, order, token, e, this.options.retry ?? DEFAULT_RETRY_SCHEDULE);
+      log.warn('work order not applied; Nova will be tried again', { ...deferral, error: errorMessage(e) });
+      if (deferral.kind === 'deferred') return { ...none, retryInMs: deferral.retryInMs };
+      return { ...none, applied: deferral.kind === 'gave-up', failed: deferral.kind === 'gave-up' ? order.create_servers.length : 0 };
+    }
+    const failed = await inTransaction(this.dataSource, async (m) => {
+      const held = await m.query(`SELECT 1 FROM work_orders WHERE action_id = $1 AND lease_token = $2 FOR UPDATE`, [order.action_id, token]);
+      if (!held.length) return false;
+      // a refused trust names itself (user, project, Keystone's answer); anything else is Nova's refusal
+      await failOrderNodes(m, order, isPermanent(e) ? errorMessage(e) : `Nova refused the work order: ${errorMessage(e)}`);
+      return true;
     });
-    log.warn('work order failed before anything was asked of Nova', { reason });
-    return { applied: true, created: 0, reused: 0, failed: order.create_servers.length + order.delete_servers.length, deleting: 0 };
+    log.error('work order refused by Nova; its nodes failed', { error: errorMessage(e), recorded: failed });
+    return { ...none, applied: failed, failed: failed ? order.create_servers.length : 0 };
   }
 
   private async ensureGroups(nova: NovaPort, order: WorkOrderMessage, log: Logger): Promise<Record<string, string>> {

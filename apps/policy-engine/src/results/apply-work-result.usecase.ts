@@ -12,6 +12,7 @@ import type { EnginePlan } from '@trellis/decisions';
 import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from './finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
+import { recordLateResult } from '../deadline/deadline-supervisor';
 
 export const ENGINE_RESULTS_CONSUMER = 'policy-engine.results';
 
@@ -33,7 +34,11 @@ export class ApplyWorkResultUseCase {
       const { fresh, row: action } = await markProcessedAndLockAction(m, ENGINE_RESULTS_CONSUMER, result.message_id, result.action_id);
       if (!fresh) return 'duplicate' as const;
       if (!action && this.drift && (await this.drift.onStepResult(m, result, new Date()))) return 'finished' as const;
-      if (!action || ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(action.status)) return 'already-final' as const;
+      if (!action) return 'already-final' as const;
+      if (['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(action.status)) {
+        await recordLateResult(m, action, result);
+        return 'already-final' as const;
+      }
       // the plan alone: the decision's input (the whole snapshot) and trace are not needed here
       const decided: Array<{ plan: EnginePlan }> = await m.query('SELECT plan FROM decisions WHERE action_id = $1', [action.id]);
       if (!decided.length) throw new Error(`action ${action.id} has a work result but no decision`);

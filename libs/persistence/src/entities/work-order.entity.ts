@@ -14,4 +14,14 @@ export class WorkOrderEntity {
   @Column({ ...jsonb, default: {} }) groups: Record<string, string>;
   @Column(tstz) created_at: Date;
   @Column({ ...tstz, nullable: true }) updated_at: Date | null;
+  /** the worker applying the order now (null: nobody, or waiting for `next_attempt_at`) */
+  @Column('varchar', { length: 128, nullable: true }) lease_owner: string | null;
+  /** new for every claim: the holder's writes after its Nova calls name it, so a taken-over holder writes nothing */
+  @Column('uuid', { nullable: true }) lease_token: string | null;
+  @Column({ ...tstz, nullable: true }) lease_expires_at: Date | null;
+  /** tries that ended in a transient cloud error */
+  @Column('int', { default: 0 }) attempts: number;
+  /** when an APPLYING order that met a transient cloud error is tried again */
+  @Column({ ...tstz, nullable: true }) next_attempt_at: Date | null;
+  @Column('text', { nullable: true }) last_error: string | null;
 }

@@ -275,9 +275,9 @@ export class OutboxRelay {
   private async round(): Promise<boolean> {
     const claimedAt = Date.now();
     const result: unknown = await this.dataSource.query(
-      `UPDATE outbox SET claimed_until = now() + make_interval(secs => $1)
+      `UPDATE outbox SET claimed_until = clock_timestamp() + make_interval(secs => $1)
         WHERE id IN (SELECT id FROM outbox
-                      WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until <= now())
+                      WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until <= clock_timestamp())
                       ORDER BY id LIMIT $2
                       FOR UPDATE SKIP LOCKED)
         RETURNING ${COLUMNS}`,
@@ -315,7 +315,7 @@ export class OutboxRelay {
     const message = errorMessage(error).slice(0, 2000);
     await this.dataSource.query(
       `UPDATE outbox
-          SET attempts = attempts + 1, last_error = $2, claimed_until = now() + make_interval(secs => $3)
+          SET attempts = attempts + 1, last_error = $2, claimed_until = clock_timestamp() + make_interval(secs => $3)
         WHERE id = $1`,
       [row.id, message, delayMs / 1000],
     );

@@ -47,9 +47,12 @@ export async function addToOutbox(manager: EntityManager, message: OutgoingMessa
   const headers = checkHeaders(message.headers);
   const payload = toJson(message.body);
   const target = handoffTarget(manager);
+  // The handoff lease starts when the row is written (clock_timestamp()), not when its transaction
+  // began (now()): a transaction longer than the lease would otherwise commit a row whose lease has
+  // already run out, and a polling relay would publish it beside the handoff.
   const rows: { id: string }[] = await manager.query(
     `INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at, claimed_until)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now(), now() + make_interval(secs => $8))
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now(), clock_timestamp() + make_interval(secs => $8))
      ON CONFLICT (message_id) DO NOTHING
      RETURNING id`,
     [exchange, routingKey, messageId, type, correlationId, payload, JSON.stringify(headers), target ? target.handoffLeaseSeconds : null],

@@ -32,6 +32,10 @@ export interface ReplayFilter {
  * (their message was lost, dead-lettered or never published), and RUNNING ones whose lease ran out
  * while the nova-worker has no record of their work order, or finished it without the engine
  * hearing back. Builds the worker is still watching are not stuck: its own leases cover them.
+ *
+ * The rows are locked (FOR UPDATE OF a SKIP LOCKED) until the caller's transaction ends: two engines
+ * resuming at once take different actions, and neither waits for the other's (nor for an action a
+ * consumer is working on right now: that one is not stuck).
  */
 export async function findStuckActions(m: EntityManager, filter: ReplayFilter): Promise<StuckAction[]> {
   const now = filter.now ?? new Date();
@@ -41,7 +45,8 @@ export async function findStuckActions(m: EntityManager, filter: ReplayFilter): 
     `SELECT a.id, a.action, a.status, a.cluster_id, a.project, a.lease_expires_at, w.status AS order_status
        FROM actions a LEFT JOIN work_orders w ON w.action_id = a.id
       WHERE a.status IN ('READY', 'RUNNING') ${byId}
-      ORDER BY a.created_at`,
+      ORDER BY a.created_at
+      FOR UPDATE OF a SKIP LOCKED`,
     filter.actionIds?.length ? [filter.actionIds] : [cutoff],
   );
   const stuck: StuckAction[] = [];

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { silentLogger } from '@trellis/common';
+import { NovaError, type ServerCreateRequest } from '@trellis/nova';
+import type { Database } from '@trellis/persistence';
+import { openTestDatabase } from '@trellis/testing/database';
+import { FakeNova, fakeAccess, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
+import { OrderPoller } from './order-poller';
+import { retryDelayMs } from './retry-schedule';
+
+/** A FakeNova whose createServer takes `delayMs` before Nova has the server (a slow boot request). */
+class SlowNova extends FakeNova {
+  delayMs = 0;
+  /** set to make every call fail as if Nova refused connections */
+  down = false;
+  override async createServer(request: ServerCreateRequest): Promise<{ id: string }> {
+    if (this.down) throw new NovaError({ service: 'compute', status: null, method: 'POST', path: '/servers', serviceMessage: 'connect ECONNREFUSED 127.0.0.1:8774' });
+    await new Promise((r) => setTimeout(r, this.delayMs));
+    return super.createServer(request);
+  }
+}
+
+describe('work order leases: one worker applies an order at a time', () => {
+  let db: Database;
+  let nova: SlowNova;
+  const worker = (id: string, leaseSeconds: number) =>
+    new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, { concurrency: 4, leaseSeconds, workerId: id });
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  });
+  afterAll(() => db.close());
+  beforeEach(async () => {
+    await storeFixtureTrust(db);
+    nova = new SlowNova();
+  });
+
+  it('a redelivery while the first worker is still calling Nova is not taken over: one server, not two', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(actionId, { create_servers: [serverFor(node)] });
+    nova.delayMs = 2_500; // longer than the lease: only the heartbeat keeps it
+    const [first, second] = [worker('worker-a', 1), worker('worker-b', 1)];
+
+    const applying = first.execute(order);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const redelivered = await second.execute(order, { redelivered: true });
+    const applied = await applying;
+
+    expect(redelivered.applied).toBe(false);
+    expect(applied).toMatchObject({ applied: true, created: 1 });
+    expect(nova.created).toHaveLength(1);
+    expect(await workerOn(db, nova).node(node.id)).toMatchObject({ status: 'CREATING', physical_id: [...nova.servers.keys()][0] });
+  });
+
+  it('a holder whose order was taken over writes nothing after its Nova calls', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(actionId, { create_servers: [serverFor(node)] });
+    nova.delayMs = 1_000;
+    const late = worker('worker-a', 60).execute(order);
+    await new Promise((r) => setTimeout(r, 200));
+    // worker-a stalls past its lease (a long GC pause, a partition): worker-b takes over and finishes
+    await db.dataSource.query(`UPDATE work_orders SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE action_id = $1`, [actionId]);
+    nova.delayMs = 0;
+    const takeover = await worker('worker-b', 60).execute(order, { redelivered: true });
+    const stored = await workerOn(db, nova).node(node.id);
+
+    const result = await late;
+
+    expect(takeover).toMatchObject({ applied: true, created: 1 });
+    expect(result.applied).toBe(false);
+    // the node keeps the server of the worker that holds the order; the late one changed nothing
+    expect(await workerOn(db, nova).node(node.id)).toEqual(stored);
+    expect((await workerOn(db, nova).order(actionId)).status).toBe('BUILDING');
+  });
+
+  it('a Nova outage keeps the order with a growing pause instead of failing it; the order poller applies it once due', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(actionId, { create_servers: [serverFor(node)] });
+    const apply = new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
+      concurrency: 4,
+      leaseSeconds: 30,
+      retry: { baseMs: 10_000, maxMs: 60_000, giveUpAfterSeconds: 3_600 },
+    });
+    const poller = new OrderPoller(db.dataSource, apply, silentLogger, { intervalMs: 1_000, batchSize: 10 });
+    const w = workerOn(db, nova);
+    nova.down = true;
+
+    const tried = await apply.execute(order);
+
+    expect(tried.retryInMs).toBeGreaterThanOrEqual(5_000);
+    expect(await w.order(actionId)).toMatchObject({ status: 'APPLYING', attempts: 1, lease_token: null, last_error: expect.stringContaining('ECONNREFUSED') });
+    expect(await poller.pollOnce()).toBe(0); // not due yet
+    await db.dataSource.query(`UPDATE work_orders SET next_attempt_at = clock_timestamp() WHERE action_id = $1`, [actionId]);
+    expect(await poller.pollOnce()).toBe(0); // due, Nova still down: the second pause is longer
+    expect((await w.order(actionId)).attempts).toBe(2);
+
+    nova.down = false;
+    await db.dataSource.query(`UPDATE work_orders SET next_attempt_at = clock_timestamp() WHERE action_id = $1`, [actionId]);
+    expect(await poller.pollOnce()).toBe(1);
+    expect(nova.created).toHaveLength(1);
+    expect((await w.order(actionId)).status).toBe('BUILDING');
+    expect(await w.results(actionId)).toEqual([]);
+  });
+
+  it('the order poller resumes an order left APPLYING by a worker that died (its lease ran out)', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(actionId, { create_servers: [serverFor(node)] });
+    await db.dataSource.query(
+      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
+       VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now(), 'dead-worker', gen_random_uuid(), clock_timestamp() + interval '1 minute')`,
+      [actionId, JSON.stringify(order)],
+    );
+    const poller = new OrderPoller(db.dataSource, worker('worker-b', 30), silentLogger, { intervalMs: 1_000, batchSize: 10 });
+
+    expect(await poller.pollOnce()).toBe(0);
+    await db.dataSource.query(`UPDATE work_orders SET lease_expires_at = clock_timestamp() WHERE action_id = $1`, [actionId]);
+    expect(await poller.pollOnce()).toBe(1);
+    expect(await workerOn(db, nova).node(node.id)).toMatchObject({ status: 'CREATING' });
+  });
+
+  it('after trying for longer than the schedule allows, fails the nodes with the last error and reports FAILED', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    const apply = new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
+      concurrency: 4,
+      leaseSeconds: 30,
+      retry: { baseMs: 1_000, maxMs: 1_000, giveUpAfterSeconds: 0 },
+    });
+    nova.down = true;
+
+    await apply.execute(workOrder(actionId, { create_servers: [serverFor(node)] }));
+
+    const w = workerOn(db, nova);
+    expect((await w.node(node.id))!.status_reason).toMatch(/^Nova could not be reached for \d+ s \(1 attempts\): .*ECONNREFUSED/);
+    const [report] = await w.results(actionId);
+    expect(report).toMatchObject({ outcome: 'FAILED' });
+  });
+
+  it('a permanent refusal of the order (a 403 on its server group) fails its nodes at once with the cloud\'s message', async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId });
+    nova.createServerGroup = async () => {
+      throw new NovaError({ service: 'compute', status: 403, method: 'POST', path: '/os-server-groups', serviceMessage: 'Quota exceeded, too many server groups.' });
+    };
+
+    const result = await worker('worker-a', 30).execute(
+      workOrder(actionId, { create_groups: [{ ref: 'ref:g', name: 'g', policy: 'anti-affinity' }], create_servers: [serverFor(node, { zone: 'az1', servergroup: 'ref:g' })] }),
+    );
+
+    expect(result).toMatchObject({ applied: true, failed: 1 });
+    const w = workerOn(db, nova);
+    expect((await w.node(node.id))!.status_reason).toContain('Quota exceeded, too many server groups.');
+    expect((await w.results(actionId))[0]).toMatchObject({ outcome: 'FAILED' });
+  });
+
+  it('backs off exponentially with jitter, capped', () => {
+    const schedule = { baseMs: 5_000, maxMs: 300_000, giveUpAfterSeconds: 3_600 };
+    const low = [1, 2, 3, 4, 10].map((n) => retryDelayMs(n, schedule, () => 0));
+    const high = [1, 2, 3, 4, 10].map((n) => retryDelayMs(n, schedule, () => 1));
+    expect(low).toEqual([2_500, 5_000, 10_000, 20_000, 150_000]);
+    expect(high).toEqual([5_000, 10_000, 20_000, 40_000, 300_000]);
+  });
+});

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { WorkOrderMessage } from '@trellis/contracts';
+import { errorMessage, type Logger } from '@trellis/common';
+import { changedCount, changedRows } from '@trellis/persistence/sql';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * What a delivery of a work order found. `first`/`taken-over`: this worker holds the order (with
+ * `token`); `held`: another worker's lease on it is alive; `waiting`: it met a transient cloud error
+ * and waits for its next attempt; anything else is the order's status (BUILDING, DONE).
+ */
+export type HeldOrder = { state: 'first' | 'taken-over'; token: string };
+export type OrderClaim = HeldOrder | { state: 'held' | 'waiting' | string; token?: undefined };
+
+export interface OrderLeaseOptions {
+  /** the worker instance, e.g. `nova-worker@host:pid` */
+  owner: string;
+  leaseSeconds: number;
+}
+
+/** Lease times are the database's clock at the statement (`clock_timestamp()`), not the transaction's start. */
+const leaseUntil = (param: string) => `clock_timestamp() + make_interval(secs => ${param})`;
+
+/**
+ * Takes the order before touching Nova, so that one worker at a time applies it. A first delivery
+ * inserts the row with a lease; later ones take it over only when the holder's lease has run out
+ * (the holder died: its heartbeat stopped) and no retry is pending. A redelivery of the message
+ * alone proves nothing: the broker redelivers when a channel or connection drops, while the first
+ * worker may still be calling Nova. Each claim draws a new token; the holder's writes name it.
+ */
+export async function claimOrder(dataSource: DataSource, order: WorkOrderMessage, options: OrderLeaseOptions): Promise<OrderClaim> {
+  const token = randomUUID();
+  // A first delivery, the usual case, is this one statement; it needs no transaction around it.
+  const inserted: unknown[] = await dataSource.query(
+    `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
+     VALUES ($1, $2, $3, 'APPLYING', '{}'::jsonb, $4, $4, $5, $6, ${leaseUntil('$7')})
+     ON CONFLICT (action_id) DO NOTHING RETURNING action_id`,
+    [order.action_id, order.cluster_id, JSON.stringify(order), new Date(), options.owner, token, options.leaseSeconds],
+  );
+  if (inserted.length > 0) return { state: 'first', token };
+  // One UPDATE: of two concurrent claimers the second re-reads the row after the first committed
+  // (READ COMMITTED) and finds the lease alive, so exactly one takes the order over.
+  const taken: unknown = await dataSource.query(
+    `UPDATE work_orders SET lease_owner = $2, lease_token = $3, lease_expires_at = ${leaseUntil('$4')}, updated_at = $5
+      WHERE action_id = $1 AND status = 'APPLYING'
+        AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
+        AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp())
+      RETURNING action_id`,
+    [order.action_id, options.owner, token, options.leaseSeconds, new Date()],
+  );
+  if (changedCount(taken) === 1) return { state: 'taken-over', token };
+  const [row]: Array<{ status: string; alive: boolean }> = await dataSource.query(
+    `SELECT status, COALESCE(lease_expires_at > clock_timestamp(), false) AS alive FROM work_orders WHERE action_id = $1`,
+    [order.action_id],
+  );
+  if (!row) return { state: 'held' }; // deleted meanwhile: nothing for this delivery to do
+  if (row.status !== 'APPLYING') return { state: row.status };
+  return { state: row.alive ? 'held' : 'waiting' };
+}
+
+/**
+ * Keeps a claimed order's lease alive while its Nova calls are in flight (renewed every third of
+ * the lease). `lost` turns true when a renewal finds the token gone: the order was taken over.
+ */
+export class OrderHeartbeat {
+  private timer: NodeJS.Timeout | null = null;
+  lost = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly actionId: string,
+    private readonly token: string,
+    private readonly options: OrderLeaseOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): this {
+    this.timer = setInterval(() => void this.renew(), Math.max(50, (this.options.leaseSeconds * 1000) / 3));
+    this.timer.unref();
+    return this;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async renew(): Promise<boolean> {
+    try {
+      const result: unknown = await this.dataSource.query(
+        `UPDATE work_orders SET lease_expires_at = ${leaseUntil('$3')} WHERE action_id = $1 AND lease_token = $2`,
+        [this.actionId, this.token, this.options.leaseSeconds],
+      );
+      if (changedCount(result) === 0 && !this.lost) {
+        this.lost = true;
+        this.logger.warn('work order taken over by another worker; this one will write nothing', { action_id: this.actionId });
+      }
+    } catch (e) {
+      // the next beat tries again; the lease is long enough for a few misses
+      this.logger.warn('work order lease not renewed', { action_id: this.actionId, error: errorMessage(e) });
+    }
+    return !this.lost;
+  }
+}
+
+/**
+ * The fence: in the holder's final transaction, moves the order on from APPLYING and releases its
+ * lease, but only while `token` is still the order's. Returns the locked row's state, or null when
+ * the order was taken over (or finished by another worker): then the caller writes nothing.
+ */
+export async function fencedUpdate<T>(
+  m: EntityManager,
+  actionId: string,
+  token: string,
+  set: string,
+  params: unknown[],
+  returning: string,
+): Promise<T | null> {
+  const base = 2 + params.length;
+  const [row] = changedRows<T>(
+    await m.query(
+      `UPDATE work_orders SET ${set}, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+        WHERE action_id = $1 AND lease_token = $${base} AND status = 'APPLYING' RETURNING ${returning}`,
+      [actionId, ...params, token],
+    ),
+  );
+  return row ?? null;
+}

@@ -1,0 +1,75 @@
+import type { WorkOrderMessage } from '@trellis/contracts';
+import { errorMessage, type Logger } from '@trellis/common';
+import type { DataSource } from 'typeorm';
+import type { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
+
+/**
+ * Applies work orders that no message will bring back: those whose try met a transient cloud error
+ * and whose next attempt is due (retry-schedule.ts), and those left APPLYING by a worker that died
+ * (its heartbeat stopped, so its lease ran out). The order's own payload, stored at its first claim,
+ * is applied; the claim in ApplyWorkOrderUseCase decides which of several pollers gets it. Nothing
+ * cycles through the broker: the dead-letter queue is for messages that can never be applied.
+ */
+export class OrderPoller {
+  private timer: NodeJS.Timeout | null = null;
+  private round: Promise<number> | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly apply: ApplyWorkOrderUseCase,
+    private readonly logger: Logger,
+    private readonly options: { intervalMs: number; batchSize: number; afterApply?: (order: WorkOrderMessage) => void },
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (!this.round) this.round = this.pollOnce().finally(() => (this.round = null));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.round;
+  }
+
+  /** One round: the due orders, oldest first; returns how many were applied. */
+  async pollOnce(): Promise<number> {
+    let applied = 0;
+    try {
+      // An order waiting for Nova whose action has ended meanwhile (the engine failed it at its
+      // timeout) is dropped: booting its servers now would only make servers nobody waits for.
+      await this.dataSource.query(
+        `UPDATE work_orders w SET status = 'DONE', next_attempt_at = NULL, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL,
+                last_error = 'the action ended before Nova could be reached: ' || COALESCE(w.last_error, ''), updated_at = clock_timestamp()
+          WHERE w.status = 'APPLYING' AND w.next_attempt_at IS NOT NULL
+            AND (w.lease_expires_at IS NULL OR w.lease_expires_at <= clock_timestamp())
+            AND EXISTS (SELECT 1 FROM actions a WHERE a.id = w.action_id AND a.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))`,
+      );
+      const due: Array<{ payload: WorkOrderMessage }> = await this.dataSource.query(
+        `SELECT payload FROM work_orders
+          WHERE status = 'APPLYING'
+            AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
+            AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp())
+          ORDER BY COALESCE(next_attempt_at, created_at) LIMIT $1`,
+        [this.options.batchSize],
+      );
+      for (const { payload } of due) {
+        try {
+          const result = await this.apply.execute(payload, { redelivered: true });
+          if (result.applied) {
+            applied++;
+            this.options.afterApply?.(payload);
+          }
+        } catch (e) {
+          this.logger.warn('work order retry failed; its lease brings it back', { action_id: payload.action_id, error: errorMessage(e) });
+        }
+      }
+    } catch (e) {
+      this.logger.warn('order poll round failed; will try again', { error: errorMessage(e) });
+    }
+    return applied;
+  }
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { silentLogger } from '@trellis/common';
+import { SCHEMA_VERSION, type WorkResultMessage } from '@trellis/contracts';
+import type { Evaluator } from '@trellis/decisions';
+import { ActionEntity, ClusterEntity, NodeEntity, row, type Database } from '@trellis/persistence';
+import { openTestDatabase } from '@trellis/testing/database';
+import { ApplyWorkResultUseCase } from '../results/apply-work-result.usecase';
+import { DeadlineSupervisor } from './deadline-supervisor';
+
+describe('DeadlineSupervisor: every action ends', () => {
+  let db: Database;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+  });
+  afterAll(() => db.close());
+
+  /** a cluster with one node being built by a RUNNING scale-out that started `startedAgo` s ago */
+  async function runningScaleOut(timeout: number, startedAgo: number) {
+    const clusterId = randomUUID();
+    const actionId = randomUUID();
+    const nodeId = randomUUID();
+    const now = new Date();
+    await db.dataSource.getRepository(ClusterEntity).insert(
+      row<ClusterEntity>({
+        id: clusterId, name: `c-${clusterId.slice(0, 8)}`, profile_id: randomUUID(), project: 'p', user: 'u', domain: null,
+        init_at: now, created_at: now, updated_at: now, min_size: 0, max_size: -1, desired_capacity: 1, timeout,
+        status: 'RESIZING', status_reason: 'CLUSTER_SCALE_OUT in progress', metadata: {}, data: {}, config: {}, next_index: 2,
+      }),
+    );
+    await db.dataSource.getRepository(ActionEntity).insert(
+      row<ActionEntity>({
+        id: actionId, name: 'scale', cluster_id: clusterId, target: clusterId, action: 'CLUSTER_SCALE_OUT', cause: 'RPC Request',
+        owner: null, interval: -1, start_time: now.getTime() / 1000 - startedAgo, end_time: null, timeout, status: 'RUNNING',
+        status_reason: '', inputs: {}, outputs: {}, data: {}, depends_on: [], depended_by: [], project: 'p', user: 'u', domain: null,
+        created_at: now, updated_at: now, lease_owner: 'engine', lease_expires_at: new Date(now.getTime() + 60_000), attempts: 1,
+      }),
+    );
+    await db.dataSource.getRepository(NodeEntity).insert(
+      row<NodeEntity>({
+        id: nodeId, name: 'n1', cluster_id: clusterId, profile_id: randomUUID(), project: 'p', user: 'u', domain: null, physical_id: null,
+        index: 1, role: null, status: 'CREATING', status_reason: 'Creation in progress', data: {}, metadata: {}, tainted: false,
+        init_at: now, created_at: null, updated_at: now, action_id: actionId, lease_owner: null, lease_expires_at: null, build_deadline: null,
+      }),
+    );
+    return { clusterId, actionId, nodeId };
+  }
+
+  const action = (id: string) => db.dataSource.getRepository(ActionEntity).findOneByOrFail({ id });
+
+  it('fails an overdue action with "timed out after N s", fails its pending node, releases the cluster; leaves one within its timeout', async () => {
+    const overdue = await runningScaleOut(5, 6);
+    const young = await runningScaleOut(600, 6);
+    const supervisor = new DeadlineSupervisor(db.dataSource, silentLogger, { intervalSeconds: 1 });
+
+    const failed = await supervisor.failOverdue();
+
+    expect(failed).toContain(overdue.actionId);
+    expect(failed).not.toContain(young.actionId);
+    expect(await action(overdue.actionId)).toMatchObject({ status: 'FAILED', status_reason: 'CLUSTER_SCALE_OUT timed out after 5 s.', lease_owner: null });
+    expect(await db.dataSource.getRepository(NodeEntity).findOneBy({ id: overdue.nodeId })).toMatchObject({
+      status: 'ERROR',
+      status_reason: 'CLUSTER_SCALE_OUT timed out after 5 s.',
+    });
+    // below min_size/desired: the cluster is in ERROR/WARNING like after any failed scale-out, no longer RESIZING
+    expect((await db.dataSource.getRepository(ClusterEntity).findOneByOrFail({ id: overdue.clusterId })).status).not.toBe('RESIZING');
+    expect((await action(young.actionId)).status).toBe('RUNNING');
+    const [finished]: Array<{ payload: { status: string } }> = await db.dataSource.query(
+      `SELECT payload FROM outbox WHERE type = 'action.finished' AND payload->>'action_id' = $1`,
+      [overdue.actionId],
+    );
+    expect(finished.payload.status).toBe('FAILED');
+  });
+
+  it('records a result that arrives after the action timed out, and does not apply it', async () => {
+    const { actionId, clusterId, nodeId } = await runningScaleOut(5, 6);
+    await new DeadlineSupervisor(db.dataSource, silentLogger, { intervalSeconds: 1 }).failOverdue();
+    const before = await action(actionId);
+    const late: WorkResultMessage = {
+      message_id: randomUUID(), schema_version: SCHEMA_VERSION, action_id: actionId, correlation_id: 'c', sent_at: new Date().toISOString(),
+      cluster_id: clusterId, outcome: 'SUCCEEDED', reason: 'All servers reached their final state.', groups: {},
+      nodes: [{ node_id: nodeId, status: 'ACTIVE', physical_id: randomUUID(), zone: 'az1', host: 'h1', reason: null }],
+    };
+
+    const handled = await new ApplyWorkResultUseCase(db.dataSource, {} as Evaluator, silentLogger).execute(late);
+
+    expect(handled).toBe('already-final');
+    expect(await action(actionId)).toEqual(before);
+    const events: Array<{ status: string; status_reason: string }> = await db.dataSource.query(
+      `SELECT status, status_reason FROM events WHERE meta_data->>'action_id' = $1 AND status = 'late_result'`,
+      [actionId],
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0].status_reason).toMatch(/^A SUCCEEDED work result arrived after the action ended FAILED; it was recorded, not applied/);
+  });
+});

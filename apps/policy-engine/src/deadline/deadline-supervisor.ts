@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { WorkResultMessage } from '@trellis/contracts';
+import { errorMessage, type Logger } from '@trellis/common';
+import { ActionEntity, EventEntity, inTransaction, row } from '@trellis/persistence';
+import type { EnginePlan } from '@trellis/decisions';
+import type { DataSource, EntityManager } from 'typeorm';
+import { finishAction } from '../results/finish-action';
+
+/** The plan of an action that timed out before it was decided (a drift survey was still running). */
+const NOTHING_PLANNED: EnginePlan = {
+  create_nodes: [],
+  delete_nodes: [],
+  create_groups: [],
+  delete_groups: [],
+  cluster_update: null,
+  binding: null,
+  delete_cluster: false,
+  success_reason: '',
+} as unknown as EnginePlan;
+
+/**
+ * Every action ends: a RUNNING action whose `timeout` (seconds from its start) has passed is failed
+ * with "timed out after N s", whatever it waits for (a Nova outage the worker keeps retrying, a
+ * result that was lost). Its nodes still in INIT/CREATING/DELETING become ERROR with the same reason,
+ * and the cluster's status is recomputed and the cluster released as for any other end of the action
+ * (finishAction), so the next action on the cluster is accepted. A result that arrives later is
+ * recorded as an event and not applied (recordLateResult).
+ *
+ * Rows are claimed with FOR UPDATE SKIP LOCKED: several engines share the work, and none waits for
+ * an action whose result is being applied right now (that transaction holds its lock and ends it).
+ */
+export class DeadlineSupervisor {
+  private timer: NodeJS.Timeout | null = null;
+  private round: Promise<string[]> | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly logger: Logger,
+    private readonly options: { intervalSeconds: number; batchSize?: number },
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (!this.round) this.round = this.failOverdue().finally(() => (this.round = null));
+    }, this.options.intervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.round;
+  }
+
+  /** One round: fails the overdue actions; returns their ids. */
+  async failOverdue(): Promise<string[]> {
+    try {
+      const failed = await inTransaction(this.dataSource, async (m) => {
+        const overdue: Array<{ id: string }> = await m.query(
+          `SELECT id FROM actions
+            WHERE status = 'RUNNING' AND timeout > 0 AND start_time IS NOT NULL
+              AND start_time + timeout <= extract(epoch FROM clock_timestamp())
+            ORDER BY start_time LIMIT $1
+            FOR UPDATE SKIP LOCKED`,
+          [this.options.batchSize ?? 50],
+        );
+        for (const { id } of overdue) await this.failOne(m, id);
+        return overdue.map((o) => o.id);
+      });
+      if (failed.length) this.logger.warn('actions failed: they ran past their timeout', { actions: failed });
+      return failed;
+    } catch (e) {
+      this.logger.error('deadline round failed; will try again', { error: errorMessage(e) });
+      return [];
+    }
+  }
+
+  private async failOne(m: EntityManager, id: string): Promise<void> {
+    const action = await m.getRepository(ActionEntity).findOneByOrFail({ id });
+    const now = new Date();
+    const reason = `${action.action} timed out after ${action.timeout} s.`;
+    await m.query(
+      `UPDATE nodes SET status = 'ERROR', status_reason = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+        WHERE action_id = $1 AND status IN ('INIT', 'CREATING', 'DELETING')`,
+      [id, reason, now],
+    );
+    const decided: Array<{ plan: EnginePlan }> = await m.query('SELECT plan FROM decisions WHERE action_id = $1', [id]);
+    await finishAction(m, action, { status: 'FAILED', reason, plan: decided[0]?.plan ?? NOTHING_PLANNED, now });
+  }
+}
+
+/**
+ * A work result for an action that has already ended (timed out, cancelled): kept as an event on
+ * the action's target, so what the cloud did in the end is on record, and not applied again.
+ */
+export async function recordLateResult(m: EntityManager, action: ActionEntity, result: WorkResultMessage): Promise<void> {
+  const active = result.nodes.filter((n) => n.status === 'ACTIVE').map((n) => n.node_id);
+  await m.getRepository(EventEntity).insert(
+    row<EventEntity>({
+      id: randomUUID(),
+      timestamp: new Date(),
+      oid: action.target,
+      oname: action.name,
+      otype: action.action.startsWith('NODE_') ? 'NODE' : 'CLUSTER',
+      cluster_id: action.cluster_id,
+      level: 30,
+      user: action.user,
+      project: action.project,
+      action: action.action,
+      status: 'late_result',
+      status_reason: `A ${result.outcome} work result arrived after the action ended ${action.status}; it was recorded, not applied: ${result.reason}`,
+      meta_data: { action_id: action.id, result_message_id: result.message_id, outcome: result.outcome, active_nodes: active },
+    }),
+  );
+}
