@@ -1,3 +1,4 @@
+import { loadEnforcer } from '@trellis/authz';
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
 import { TrustedNovaPool, createKeystoneTrusts, createNovaClient, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry, loadPolicyPlugins, type PolicyClass } from '@trellis/policies';
@@ -38,6 +39,8 @@ export async function startEmbedded(
   const close = async () => {
     for (const c of closers.reverse()) await c().catch((e) => logger.warn('close failed', { error: String(e) }));
   };
+  // before anything starts: a broken TRELLIS_POLICY_FILE stops the process naming the rule
+  const enforcer = loadEnforcer(config.rbac.policyFile);
   try {
     let simulator: RunningSimulator | null = null;
     let openstack = config.openstack;
@@ -88,7 +91,8 @@ export async function startEmbedded(
       dataSource,
       bus: infra.bus,
       registry,
-      tokenValidator: createTokenValidator(openstack),
+      enforcer,
+      tokenValidator: createTokenValidator(openstack, { adminProject: config.rbac.adminProject }),
       trusts,
     });
     closers.push(() => gateway.close());

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { errorMessage } from '@trellis/common';
 import { runEvaluate } from './commands/evaluate.command';
+import { runPolicyDefaults } from './commands/policy-defaults.command';
 import { runReplay } from './commands/replay.command';
 import { runStart } from './commands/start.command';
 import { runToken } from './commands/token.command';
@@ -19,6 +20,7 @@ commands:
                              every one that would now differ
   evaluate FILE|-            evaluate a decision snapshot (JSON) and print the result
   token                      print a Keystone token for the demo user (or OS_* credentials)
+  policy-defaults            print the default API policy rules as YAML, for TRELLIS_POLICY_FILE
 
 Configuration comes from the environment; see README.md.`;
 
@@ -33,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
       return runEvaluate(args);
     case 'token':
       return runToken(args);
+    case 'policy-defaults':
+      return runPolicyDefaults(args);
     case undefined:
     case '-h':
     case '--help':

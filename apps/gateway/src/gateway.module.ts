@@ -10,11 +10,13 @@ import { ClusterActionsService } from './clusters/cluster-actions.service';
 import { ClusterPoliciesController } from './clusters/cluster-policies.controller';
 import { ClustersController } from './clusters/clusters.controller';
 import { ClustersService } from './clusters/clusters.service';
+import { loadEnforcer, type PolicyEnforcer } from '@trellis/authz';
 import { ApiGuard } from './core/api.guard';
+import { PolicyGuard } from './core/policy.guard';
 import { DEFAULT_GATEWAY_CONFIG, GATEWAY_CONFIG, type GatewayConfig } from './core/gateway-config';
 import { RequestContextMiddleware } from './core/request-context.middleware';
 import { SenlinExceptionFilter } from './core/senlin-exception.filter';
-import { DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_REGISTRY } from './core/tokens';
+import { DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_ENFORCER, POLICY_REGISTRY } from './core/tokens';
 import { EventsController } from './events/events.controller';
 import type { PolicyRegistry } from './infra/policies.adapter';
 import { UnitOfWork } from './infra/unit-of-work';
@@ -43,6 +45,8 @@ export interface GatewayDeps {
   /** Keystone's OS-TRUST: the gateway makes a trust from each user who starts an action (docs/SECURITY.md) */
   trusts: TrustIssuer;
   registry: PolicyRegistry;
+  /** the API policy; defaults to the rules of config.rbac.policyFile (TRELLIS_POLICY_FILE), read at start */
+  enforcer?: PolicyEnforcer;
   /** defaults to a JSON logger at config.logLevel */
   logger?: Logger;
   /** Senlin's limits; defaults are Senlin's (1000 nodes per cluster, 100 clusters per project, 3600 s) */
@@ -54,6 +58,22 @@ export interface GatewayDeps {
   rpc?: { prefetch?: number } | false;
 }
 
+/** Every controller the gateway serves (the route tests enumerate them). */
+export const GATEWAY_CONTROLLERS = [
+  VersionsController,
+  ProfileTypesController,
+  ProfilesController,
+  PolicyTypesController,
+  PoliciesController,
+  ClustersController,
+  ClusterPoliciesController,
+  NodesController,
+  ActionsController,
+  EventsController,
+  DecisionsController,
+  FindingsController,
+];
+
 export function gatewayLogger(deps: GatewayDeps): Logger {
   return deps.logger ?? createLogger('gateway', deps.config.logLevel);
 }
@@ -63,6 +83,8 @@ export class GatewayModule implements NestModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     const logger = gatewayLogger(deps);
     const config: GatewayConfig = { ...DEFAULT_GATEWAY_CONFIG, ...deps.limits, publicUrl: deps.config.http.publicUrl };
+    // read here, so that an unknown or broken rule in TRELLIS_POLICY_FILE stops the start naming it
+    const enforcer = deps.enforcer ?? loadEnforcer(deps.config.rbac.policyFile);
     const providers: Provider[] = [
       { provide: GATEWAY_CONFIG, useValue: config },
       { provide: TOKEN_VALIDATOR, useValue: deps.tokenValidator },
@@ -70,8 +92,11 @@ export class GatewayModule implements NestModule {
       { provide: MESSAGE_BUS, useValue: deps.bus },
       { provide: POLICY_REGISTRY, useValue: deps.registry },
       { provide: GATEWAY_LOGGER, useValue: logger },
+      { provide: POLICY_ENFORCER, useValue: enforcer },
       { provide: TrustBroker, useValue: new TrustBroker(deps.trusts, logger.child({ component: 'trusts' })) },
+      // global guards run in this order: authenticate, then check the operation's policy rule
       { provide: APP_GUARD, useClass: ApiGuard },
+      { provide: APP_GUARD, useClass: PolicyGuard },
       { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
       UnitOfWork,
       ActionSubmitter,
@@ -88,20 +113,7 @@ export class GatewayModule implements NestModule {
     ];
     return {
       module: GatewayModule,
-      controllers: [
-        VersionsController,
-        ProfileTypesController,
-        ProfilesController,
-        PolicyTypesController,
-        PoliciesController,
-        ClustersController,
-        ClusterPoliciesController,
-        NodesController,
-        ActionsController,
-        EventsController,
-        DecisionsController,
-        FindingsController,
-      ],
+      controllers: GATEWAY_CONTROLLERS,
       providers,
     };
   }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
 import { createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
       'is needed by the stand-alone gateway to validate tokens (or set OS_CLOUD); `trellis start` runs the embedded default with the simulator',
     );
   }
-  const tokenValidator = createTokenValidator(config.openstack);
+  const enforcer = loadEnforcer(config.rbac.policyFile);
+  const tokenValidator = createTokenValidator(config.openstack, { adminProject: config.rbac.adminProject });
   const registry = PolicyRegistry.withBuiltins();
   loadPolicyPlugins(registry, config.engine.plugins);
   const infra = await openInfrastructure(config, logger);
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
     tokenValidator,
     trusts: createKeystoneTrusts(config.openstack, { logger }),
     registry,
+    enforcer,
     logger,
   });
   onShutdownSignal(logger, async () => {

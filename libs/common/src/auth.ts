@@ -3,17 +3,28 @@ export interface AuthContext {
   token: string;
   userId: string;
   userName: string;
+  /**
+   * The project the request works in. A system-scoped token has none: '' here, so it finds no
+   * project's objects and, by the default rules, creates none (docs/SECURITY-ROLES.md).
+   */
   projectId: string;
   projectName: string;
   domainId: string | null;
   roles: string[];
-  /** has the `admin` role */
+  /**
+   * a cloud admin: the `admin` role in the admin project (TRELLIS_ADMIN_PROJECT) or on a
+   * system-scoped token. The `admin` role in any other project is only isProjectAdmin.
+   */
   isAdmin: boolean;
   /**
-   * an admin of the project the token is scoped to (`admin` among the token's roles): sees the
-   * hypervisor and host names in its project's decisions, nodes and findings
+   * has the `admin` role in the token's own project (an administrator of that project, not of the
+   * cloud): sees the hypervisor and host names in its project's decisions, nodes and findings
    */
   isProjectAdmin: boolean;
+  /** `all` for a system-scoped token (Keystone's `system: {all: true}`), else null */
+  systemScope: string | null;
+  /** the token's project is the admin project (TRELLIS_ADMIN_PROJECT, by name or id) */
+  isAdminProject: boolean;
   expiresAt: Date;
 }
 

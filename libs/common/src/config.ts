@@ -67,6 +67,13 @@ export interface TrellisConfig {
   };
   engine: { leaseSeconds: number; resumeIntervalSeconds: number; plugins: string[]; driftIntervalSeconds: number };
   worker: { pollIntervalMs: number; buildTimeoutSeconds: number; factsRefreshSeconds: number; concurrency: number };
+  /** who may do what through the API (docs/SECURITY-ROLES.md) */
+  rbac: {
+    /** TRELLIS_ADMIN_PROJECT: the project (name or id) whose `admin` role makes a cloud admin */
+    adminProject: string;
+    /** TRELLIS_POLICY_FILE: YAML overrides of the default rules, null for the defaults */
+    policyFile: string | null;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -189,6 +196,10 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       buildTimeoutSeconds: int(env, 'TRELLIS_BUILD_TIMEOUT_SECONDS', 600, 1, 86400),
       factsRefreshSeconds: int(env, 'TRELLIS_FACTS_REFRESH_SECONDS', 15, 1, 86400),
       concurrency: int(env, 'TRELLIS_WORKER_CONCURRENCY', 8, 1, 256),
+    },
+    rbac: {
+      adminProject: str(env, 'TRELLIS_ADMIN_PROJECT') ?? 'admin',
+      policyFile: str(env, 'TRELLIS_POLICY_FILE'),
     },
   };
 }

@@ -20,6 +20,12 @@ describe('KeystoneTokenValidator', () => {
       delete token.catalog;
       token.expires_at = expiresAt;
       if (subject === 'member-token') token.roles = [{ id: 'r', name: 'member' }, { id: 'r2', name: 'reader' }];
+      if (subject === 'demo-admin') token.project = { id: 'demo-id', name: 'demo', domain: { id: 'default' } };
+      if (subject === 'system-admin' || subject === 'system-reader') {
+        delete token.project;
+        token.system = { all: true };
+        if (subject === 'system-reader') token.roles = [{ id: 'r2', name: 'reader' }];
+      }
       return { status: 200, body: { token }, headers: { 'X-Subject-Token': String(subject) } };
     });
   });
@@ -39,6 +45,8 @@ describe('KeystoneTokenValidator', () => {
       roles: ['admin', 'member', 'reader'],
       isAdmin: true,
       isProjectAdmin: true,
+      systemScope: null,
+      isAdminProject: true,
       expiresAt: new Date('2030-01-01T01:00:00Z'),
     });
     const call = fake.to('GET', '/identity/v3/auth/tokens')[0];
@@ -47,9 +55,26 @@ describe('KeystoneTokenValidator', () => {
   });
 
   it('is not admin without the admin role', async () => {
-    const member = await validator().validate('member-token');
-    expect(member?.isAdmin).toBe(false);
-    expect(member?.isProjectAdmin).toBe(false);
+    const ctx = await validator().validate('member-token');
+    expect(ctx).toMatchObject({ isAdmin: false, isProjectAdmin: false, isAdminProject: true });
+  });
+
+  it('makes the admin role a cloud admin only in the admin project, by name or id', async () => {
+    expect(await validator().validate('demo-admin')).toMatchObject({ projectName: 'demo', isAdmin: false, isProjectAdmin: true, isAdminProject: false });
+    expect(await validator({ adminProject: 'demo-id' }).validate('demo-admin')).toMatchObject({ isAdmin: true, isAdminProject: true });
+    expect(await validator({ adminProject: 'service' }).validate('caller-token')).toMatchObject({ isAdmin: false, isProjectAdmin: true });
+  });
+
+  it('accepts a system-scoped token: no project, cloud admin with the admin role', async () => {
+    expect(await validator().validate('system-admin')).toMatchObject({
+      projectId: '',
+      projectName: '',
+      systemScope: 'all',
+      isAdminProject: false,
+      isProjectAdmin: false,
+      isAdmin: true,
+    });
+    expect(await validator().validate('system-reader')).toMatchObject({ systemScope: 'all', isAdmin: false, roles: ['reader'] });
   });
 
   it('answers null for unknown, revoked and unscoped tokens', async () => {

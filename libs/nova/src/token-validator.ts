@@ -11,6 +11,11 @@ export interface TokenValidatorOptions extends NovaClientOptions {
    * keystonemiddleware), so a revoked token stops working within that time
    */
   maxCacheAgeMs?: number;
+  /**
+   * the project (name or id) whose `admin` role makes a cloud admin (TRELLIS_ADMIN_PROJECT,
+   * default `admin`); `admin` in any other project administers only that project
+   */
+  adminProject?: string;
 }
 
 interface CacheEntry {
@@ -24,8 +29,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 
 /**
  * Validates callers' tokens with Keystone (`GET /v3/auth/tokens`, the service's own token in
- * X-Auth-Token and the caller's in X-Subject-Token). Only project-scoped tokens are valid here:
- * every Trellis object belongs to a project.
+ * X-Auth-Token and the caller's in X-Subject-Token). Project-scoped tokens work in their project;
+ * a system-scoped token (`system: {all: true}`) works in no project (projectId ''), which is for a
+ * cloud admin's cross-project reads; unscoped and domain-scoped tokens are not valid here.
  */
 export class KeystoneTokenValidator implements TokenValidator {
   private readonly cache = new Map<string, CacheEntry>();
@@ -35,6 +41,7 @@ export class KeystoneTokenValidator implements TokenValidator {
     private readonly runtime: Runtime,
     private readonly cacheSize: number,
     private readonly maxCacheAgeMs: number,
+    private readonly adminProject: string,
   ) {}
 
   async validate(token: string): Promise<AuthContext | null> {
@@ -57,7 +64,7 @@ export class KeystoneTokenValidator implements TokenValidator {
       idempotent: true,
     });
     if (res.status === 401 || res.status === 404) return null;
-    const context = toContext(token, obj(res.body)?.token);
+    const context = toContext(token, obj(res.body)?.token, this.adminProject);
     if (!context || context.expiresAt.getTime() <= now) return null;
     this.cache.set(token, { context, until: Math.min(context.expiresAt.getTime(), now + this.maxCacheAgeMs) });
     while (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
@@ -65,27 +72,34 @@ export class KeystoneTokenValidator implements TokenValidator {
   }
 }
 
-function toContext(token: string, raw: unknown): AuthContext | null {
+function toContext(token: string, raw: unknown, adminProject: string): AuthContext | null {
   const t = obj(raw);
   const user = obj(t?.user);
   const project = obj(t?.project);
+  const systemScope = obj(t?.system)?.all === true ? 'all' : null;
   const expires = str(t?.expires_at);
-  if (!t || !user || !project || !expires) return null;
+  if (!t || !user || (!project && !systemScope) || !expires) return null;
   const userId = str(user.id);
-  const projectId = str(project.id);
+  const projectId = project ? str(project.id) : '';
   const expiresAt = parseKeystoneTime(expires);
-  if (!userId || !projectId || Number.isNaN(expiresAt)) return null;
+  if (!userId || projectId === null || Number.isNaN(expiresAt)) return null;
   const roles = (Array.isArray(t.roles) ? t.roles : []).map((r) => str(obj(r)?.name)).filter((r): r is string => r !== null);
+  const projectName = project ? (str(project.name) ?? projectId) : '';
+  const hasAdmin = roles.some((r) => r.toLowerCase() === 'admin');
+  // a name is unique within its domain only; the admin project is looked for by id or by name
+  const isAdminProject = project !== null && (projectId === adminProject || projectName === adminProject);
   return {
     token,
     userId,
     userName: str(user.name) ?? userId,
     projectId,
-    projectName: str(project.name) ?? projectId,
-    domainId: str(obj(project.domain)?.id) ?? str(obj(user.domain)?.id),
+    projectName,
+    domainId: str(obj(project?.domain)?.id) ?? str(obj(user.domain)?.id),
     roles,
-    isAdmin: roles.includes('admin'),
-    isProjectAdmin: roles.includes('admin'),
+    isAdmin: hasAdmin && (isAdminProject || systemScope === 'all'),
+    isProjectAdmin: hasAdmin && project !== null,
+    systemScope,
+    isAdminProject,
     expiresAt: new Date(expiresAt),
   };
 }
@@ -96,5 +110,5 @@ export function createTokenValidator(settings: OpenStackSettings, options: Token
   const cacheSize = options.cacheSize ?? 1000;
   const maxCacheAgeMs = options.maxCacheAgeMs ?? 300_000;
   if (!Number.isInteger(cacheSize) || cacheSize < 1) throw new RangeError(`cacheSize must be a whole number >= 1, got ${cacheSize}`);
-  return new KeystoneTokenValidator(session, resolved.runtime, cacheSize, maxCacheAgeMs);
+  return new KeystoneTokenValidator(session, resolved.runtime, cacheSize, maxCacheAgeMs, options.adminProject ?? 'admin');
 }

@@ -6,6 +6,7 @@ import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ActionsService } from './actions.service';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('actions')
 @SenlinApi()
@@ -14,6 +15,7 @@ export class ActionsController {
   constructor(private readonly actions: ActionsService) {}
 
   @Get()
+  @Operation('actions:index')
   @ApiOkResponse({ type: ActionList })
   @ListQuery({ filters: ['name', 'cluster_id', 'target', 'action', 'status'], sortKeys: ['name', 'target', 'action', 'created_at', 'status'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
@@ -21,6 +23,7 @@ export class ActionsController {
   }
 
   @Get(':action_id')
+  @Operation('actions:get')
   @ApiOkResponse({ type: ActionEnvelope })
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('action_id') id: string) {
@@ -28,6 +31,7 @@ export class ActionsController {
   }
 
   @Post(':action_id/replay')
+  @Operation('actions:replay')
   @HttpCode(202)
   @ApiBody({ required: false, description: 'No body, or an empty object.', schema: { type: 'object', maxProperties: 0, nullable: true } })
   @AcceptedAction(ActionReplayed, 'The READY or RUNNING action was announced again.')

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { badRequest, conflict, forbidden } from '@trellis/common';
+import { badRequest, conflict } from '@trellis/common';
 import { ActionEntity, ClusterEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
@@ -26,7 +26,7 @@ export class ActionsService {
   ) {}
 
   async list(req: ApiRequest, query: Record<string, unknown>) {
-    const q = parseListQuery(query, LIST, req.caller);
+    const q = parseListQuery(query, LIST, req);
     const manager = this.uow.manager;
     const qb = manager.getRepository(ActionEntity).createQueryBuilder('a');
     if (q.filters.cluster_id) {
@@ -54,16 +54,17 @@ export class ActionsService {
   }
 
   /**
-   * Re-publishes an action the engine never picked up or lost (admin only). The engine's claim and
-   * its processed-message inbox make a duplicate harmless; a finished action is refused.
+   * Re-publishes an action the engine never picked up or lost (rule `actions:replay`, the cloud
+   * admin's by default). The engine's claim and its processed-message inbox make a duplicate
+   * harmless; a finished action is refused. Only a cloud admin reaches other projects' actions.
    */
   async replay(req: ApiRequest, identity: string, body: unknown) {
-    if (!req.caller.isAdmin) throw forbidden();
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length)) {
       throw badRequest('The replay request takes no body.');
     }
     return this.uow.run(async (tx) => {
-      const action = await mustFind(tx.manager, ActionEntity, 'action', identity, { project: null, byName: false });
+      const project = req.allows('cloud_admin') ? null : req.caller.projectId;
+      const action = await mustFind(tx.manager, ActionEntity, 'action', identity, { project, byName: false });
       if (!REPLAYABLE.includes(action.status)) {
         throw conflict(
           `The action '${identity}' is in status ${action.status} and cannot be replayed; only READY or RUNNING actions can.`,

@@ -9,6 +9,7 @@ import { UnitOfWork } from '../infra/unit-of-work';
 import { boolFilter, parseListQuery } from '../shared/list-query';
 import { mustFind } from '../shared/lookup';
 import { bindingView } from '../shared/views';
+import { Operation } from '../core/policy.guard';
 
 const LIST = { filters: ['enabled', 'policy_name', 'policy_type'], sortKeys: ['enabled'], paging: false } as const;
 
@@ -19,11 +20,12 @@ export class ClusterPoliciesController {
   constructor(private readonly uow: UnitOfWork) {}
 
   @Get()
+  @Operation('cluster_policies:index')
   @ApiOkResponse({ type: ClusterPolicyList })
   @ListQuery({ filters: LIST.filters, sortKeys: LIST.sortKeys, paging: false })
   @NotFound()
   async list(@Ctx() req: ApiRequest, @Param('cluster_id') clusterId: string, @Query() query: Record<string, unknown>) {
-    const q = parseListQuery(query, LIST, req.caller);
+    const q = parseListQuery(query, LIST, req);
     const enabled = boolFilter(q, 'enabled');
     const manager = this.uow.manager;
     const cluster = await mustFind(manager, ClusterEntity, 'cluster', clusterId, { project: req.caller.projectId });
@@ -42,6 +44,7 @@ export class ClusterPoliciesController {
   }
 
   @Get(':policy_id')
+  @Operation('cluster_policies:get')
   @ApiOkResponse({ type: ClusterPolicyEnvelope })
   @NotFound()
   async show(@Ctx() req: ApiRequest, @Param('cluster_id') clusterId: string, @Param('policy_id') policyId: string) {

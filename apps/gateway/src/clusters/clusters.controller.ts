@@ -9,6 +9,8 @@ import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ClusterActionsService } from './cluster-actions.service';
 import { ClustersService } from './clusters.service';
+import { Operation } from '../core/policy.guard';
+import { clusterActionOperationsOf } from './cluster-action-operations';
 
 @ApiTags('clusters')
 @SenlinApi()
@@ -20,6 +22,7 @@ export class ClustersController {
   ) {}
 
   @Get()
+  @Operation('clusters:index')
   @ApiOkResponse({ type: ClusterList })
   @ListQuery({ filters: ['name', 'status'], sortKeys: ['name', 'status', 'init_at', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
@@ -27,6 +30,7 @@ export class ClustersController {
   }
 
   @Post()
+  @Operation('clusters:create')
   @HttpCode(202)
   @ApiBody({ type: ClusterCreateRequest })
   @AcceptedAction(ClusterEnvelope, 'The cluster, in status INIT; CLUSTER_CREATE runs behind the Location.')
@@ -37,6 +41,7 @@ export class ClustersController {
   }
 
   @Get(':cluster_id')
+  @Operation('clusters:get')
   @ApiOkResponse({ type: ClusterEnvelope })
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('cluster_id') id: string) {
@@ -44,6 +49,7 @@ export class ClustersController {
   }
 
   @Patch(':cluster_id')
+  @Operation('clusters:update')
   @HttpCode(202)
   @ApiBody({ type: ClusterUpdateRequest })
   @AcceptedAction(ClusterEnvelope, 'The cluster; CLUSTER_UPDATE runs behind the Location.')
@@ -62,6 +68,7 @@ export class ClustersController {
 
   /** Senlin answers a delete with the JSON document `null`. */
   @Delete(':cluster_id')
+  @Operation('clusters:delete')
   @AcceptedDelete()
   @Conflict('The cluster is busy (CREATING, UPDATING, DELETING, RECOVERING) and force was not given.')
   async remove(
@@ -76,6 +83,7 @@ export class ClustersController {
   }
 
   @Post(':cluster_id/actions')
+  @Operation(clusterActionOperationsOf)
   @HttpCode(202)
   @ApiBody({ type: ClusterActionRequest, description: 'Exactly one action key; its value may be null for an empty map.' })
   @ApiQuery({ name: 'dry_run', required: false, type: Boolean, description: 'Decide without acting: 200 with the decision, nothing stored.' })

@@ -100,7 +100,7 @@ export class ClustersService {
   }
 
   async list(req: ApiRequest, query: Record<string, unknown>) {
-    const q = parseListQuery(query, LIST, req.caller);
+    const q = parseListQuery(query, LIST, req);
     const qb = this.uow.manager.getRepository(ClusterEntity).createQueryBuilder('c');
     if (q.filters.name) qb.andWhere('c.name IN (:...names)', { names: q.filters.name });
     if (q.filters.status) qb.andWhere('c.status IN (:...statuses)', { statuses: q.filters.status });

@@ -6,7 +6,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from './gateway-config';
 import type { HttpRequest, HttpResponse } from './http.types';
 import { contextOf } from './request-context.middleware';
 
-const PUBLIC_ROUTE = 'trellis:public-route';
+export const PUBLIC_ROUTE = 'trellis:public-route';
 /** Version discovery: no token and no microversion. */
 export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 

@@ -20,7 +20,8 @@ export const Caller = createParamDecorator((_: unknown, context: ExecutionContex
 export const Ctx = createParamDecorator((_: unknown, context: ExecutionContext): ApiRequest => {
   const ctx = ctxOf(context);
   if (!ctx.caller || !ctx.version) throw new Error('caller missing on an authenticated route');
-  return { requestId: ctx.requestId, baseUrl: ctx.baseUrl, version: ctx.version, caller: ctx.caller };
+  if (!ctx.allows) throw new Error('policy check missing on an authenticated route: is the PolicyGuard installed?');
+  return { requestId: ctx.requestId, baseUrl: ctx.baseUrl, version: ctx.version, caller: ctx.caller, allows: ctx.allows };
 });
 
 /** Everything a use case needs to know about who asked, and how. */
@@ -29,4 +30,9 @@ export interface ApiRequest {
   baseUrl: string;
   version: ApiVersion;
   caller: AuthContext;
+  /**
+   * whether the caller passes a policy rule; the operation's own rule was checked at the entry,
+   * this is for what depends on the request (`cloud_admin` for global_project and cross-project replay)
+   */
+  allows(rule: string): boolean;
 }

@@ -3,3 +3,4 @@ export const DATA_SOURCE = Symbol('DATA_SOURCE');
 export const MESSAGE_BUS = Symbol('MESSAGE_BUS');
 export const POLICY_REGISTRY = Symbol('POLICY_REGISTRY');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
+export const POLICY_ENFORCER = Symbol('POLICY_ENFORCER');

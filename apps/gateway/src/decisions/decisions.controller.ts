@@ -5,6 +5,7 @@ import { EvaluationRequest } from '../openapi/request-bodies.dto';
 import { DecisionEnvelope, EvaluationResult } from '../openapi/response-bodies.dto';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from './decisions.service';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('decisions')
 @SenlinApi()
@@ -14,6 +15,7 @@ export class DecisionsController {
 
   /** The whole record of an action's decision: input snapshot, output, plan and per-policy trace. */
   @Get('actions/:action_id/decision')
+  @Operation('actions:decision')
   @ApiOkResponse({ type: DecisionEnvelope })
   @NotFound()
   decision(@Ctx() req: ApiRequest, @Param('action_id') id: string) {
@@ -22,6 +24,7 @@ export class DecisionsController {
 
   /** Evaluate a decision snapshot (the format of `trellis evaluate`), touching nothing. */
   @Post('evaluations')
+  @Operation('evaluations:create')
   @HttpCode(200)
   @ApiBody({ type: EvaluationRequest })
   @ApiOkResponse({ type: EvaluationResult })

@@ -10,6 +10,7 @@ import { parseListQuery, runList } from '../shared/list-query';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { eventView } from '../shared/views';
+import { Operation } from '../core/policy.guard';
 
 const LIST = {
   filters: ['oname', 'otype', 'oid', 'cluster_id', 'action', 'level'],
@@ -29,10 +30,11 @@ export class EventsController {
   ) {}
 
   @Get()
+  @Operation('events:index')
   @ApiOkResponse({ type: EventList })
   @ListQuery(LIST)
   async list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
-    const q = parseListQuery(query, LIST, req.caller);
+    const q = parseListQuery(query, LIST, req);
     const manager = this.uow.manager;
     const qb = manager.getRepository(EventEntity).createQueryBuilder('e');
     if (q.filters.level) {
@@ -62,6 +64,7 @@ export class EventsController {
   }
 
   @Get(':event_id')
+  @Operation('events:get')
   @ApiOkResponse({ type: EventEnvelope })
   @NotFound()
   async show(@Ctx() req: ApiRequest, @Param('event_id') id: string) {

@@ -4,6 +4,7 @@ import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
 import { FindingList } from '../openapi/response-bodies.dto';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { FindingsService } from './findings.service';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('clusters')
 @SenlinApi()
@@ -16,6 +17,7 @@ export class FindingsController {
    * open findings by default; `?status=RESOLVED` or `?status=all` for the history.
    */
   @Get(':cluster_id/findings')
+  @Operation('clusters:findings')
   @ApiOkResponse({ type: FindingList })
   @ApiQuery({ name: 'status', required: false, enum: ['OPEN', 'RESOLVED', 'all'], description: 'Default OPEN.' })
   @NotFound()

@@ -7,6 +7,7 @@ import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { NodesService } from './nodes.service';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('nodes')
 @SenlinApi()
@@ -15,6 +16,7 @@ export class NodesController {
   constructor(private readonly nodes: NodesService) {}
 
   @Get()
+  @Operation('nodes:index')
   @ApiOkResponse({ type: NodeList })
   @ListQuery({ filters: ['cluster_id', 'name', 'status'], sortKeys: ['index', 'name', 'status', 'init_at', 'created_at', 'updated_at'] })
   @ApiQuery({ name: 'show_details', required: false, type: Boolean })
@@ -23,6 +25,7 @@ export class NodesController {
   }
 
   @Post()
+  @Operation('nodes:create')
   @HttpCode(202)
   @ApiBody({ type: NodeCreateRequest })
   @AcceptedAction(NodeEnvelope, 'The node; NODE_CREATE runs behind the Location.')
@@ -33,6 +36,7 @@ export class NodesController {
   }
 
   @Get(':node_id')
+  @Operation('nodes:get')
   @ApiOkResponse({ type: NodeEnvelope })
   @ApiQuery({ name: 'show_details', required: false, type: Boolean, description: 'Add the physical details.' })
   @NotFound()
@@ -41,6 +45,7 @@ export class NodesController {
   }
 
   @Patch(':node_id')
+  @Operation('nodes:update')
   @HttpCode(202)
   @ApiBody({ type: NodeUpdateRequest })
   @AcceptedAction(NodeEnvelope, 'The node; NODE_UPDATE runs behind the Location.')
@@ -57,6 +62,7 @@ export class NodesController {
   }
 
   @Delete(':node_id')
+  @Operation('nodes:delete')
   @AcceptedDelete()
   @Conflict('The node is busy and force was not given.')
   async remove(

@@ -32,7 +32,7 @@ export class NodesService {
   ) {}
 
   async list(req: ApiRequest, query: Record<string, unknown>) {
-    const q = parseListQuery(query, { ...LIST, extra: ['show_details'] }, req.caller);
+    const q = parseListQuery(query, { ...LIST, extra: ['show_details'] }, req);
     const manager = this.uow.manager;
     const qb = manager.getRepository(NodeEntity).createQueryBuilder('n');
     if (q.filters.cluster_id) {

@@ -5,6 +5,7 @@ import { PolicyCreateRequest, PolicyUpdateRequest, PolicyValidateRequest } from 
 import { PolicyEnvelope, PolicyList } from '../openapi/response-bodies.dto';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { PoliciesService } from './policies.service';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('policies')
 @SenlinApi()
@@ -13,6 +14,7 @@ export class PoliciesController {
   constructor(private readonly policies: PoliciesService) {}
 
   @Get()
+  @Operation('policies:index')
   @ApiOkResponse({ type: PolicyList })
   @ListQuery({ filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
@@ -20,6 +22,7 @@ export class PoliciesController {
   }
 
   @Post()
+  @Operation('policies:create')
   @HttpCode(201)
   @ApiBody({ type: PolicyCreateRequest })
   @ApiCreatedResponse({ type: PolicyEnvelope })
@@ -29,6 +32,7 @@ export class PoliciesController {
   }
 
   @Post('validate')
+  @Operation('policies:validate')
   @HttpCode(200)
   @ApiBody({ type: PolicyValidateRequest })
   @ApiOkResponse({ type: PolicyEnvelope, description: 'The policy as if created, with id null and name validated_policy (>= 1.2).' })
@@ -37,6 +41,7 @@ export class PoliciesController {
   }
 
   @Get(':policy_id')
+  @Operation('policies:get')
   @ApiOkResponse({ type: PolicyEnvelope })
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('policy_id') id: string) {
@@ -44,6 +49,7 @@ export class PoliciesController {
   }
 
   @Patch(':policy_id')
+  @Operation('policies:update')
   @ApiBody({ type: PolicyUpdateRequest })
   @ApiOkResponse({ type: PolicyEnvelope })
   @NotFound()
@@ -52,6 +58,7 @@ export class PoliciesController {
   }
 
   @Delete(':policy_id')
+  @Operation('policies:delete')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @NotFound()

@@ -75,7 +75,7 @@ export class PoliciesService {
   }
 
   async list(req: ApiRequest, query: Record<string, unknown>) {
-    const q = parseListQuery(query, LIST, req.caller);
+    const q = parseListQuery(query, LIST, req);
     const qb = this.uow.manager.getRepository(PolicyEntity).createQueryBuilder('p');
     if (q.filters.name) qb.andWhere('p.name IN (:...names)', { names: q.filters.name });
     if (q.filters.type) qb.andWhere('p.type IN (:...types)', { types: q.filters.type });

@@ -6,6 +6,7 @@ import { notFound } from '@trellis/common';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { POLICY_REGISTRY } from '../core/tokens';
 import { PolicyRegistry, describePolicyType, listPolicyTypes } from '../infra/policies.adapter';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('policy-types')
 @SenlinApi()
@@ -14,12 +15,14 @@ export class PolicyTypesController {
   constructor(@Inject(POLICY_REGISTRY) private readonly registry: PolicyRegistry) {}
 
   @Get()
+  @Operation('policy_types:index')
   @ApiOkResponse({ type: PolicyTypeList })
   list(@Ctx() req: ApiRequest) {
     return listPolicyTypes(this.registry, { microversion14OrBelow: !req.version.atLeast('1.5') });
   }
 
   @Get(':type_name')
+  @Operation('policy_types:get')
   @ApiOkResponse({ type: PolicyTypeEnvelope })
   @NotFound()
   show(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {

@@ -7,12 +7,14 @@ import { PROFILE_TYPE_NOVA_SERVER } from '@trellis/contracts';
 import { requireVersion } from '../core/api-version';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { PROFILE_SUPPORT_STATUS, PROFILE_TYPE_NAME, PROFILE_TYPE_VERSION, renderProfileSchema } from './nova-server.profile-type';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('profile-types')
 @SenlinApi()
 @Controller('v1/profile-types')
 export class ProfileTypesController {
   @Get()
+  @Operation('profile_types:index')
   @ApiOkResponse({ type: ProfileTypeList })
   list(@Ctx() req: ApiRequest) {
     if (req.version.atLeast('1.5')) {
@@ -24,6 +26,7 @@ export class ProfileTypesController {
   }
 
   @Get(':type_name')
+  @Operation('profile_types:get')
   @ApiOkResponse({ type: ProfileTypeEnvelope })
   @NotFound()
   show(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
@@ -35,6 +38,7 @@ export class ProfileTypesController {
 
   /** Trellis runs no profile operations (reboot, rebuild, ...): the list is empty. */
   @Get(':type_name/ops')
+  @Operation('profile_types:ops')
   @ApiOkResponse({ type: ProfileTypeOps, description: '>= 1.4.' })
   @NotFound()
   ops(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {

@@ -5,6 +5,7 @@ import { ProfileCreateRequest, ProfileUpdateRequest, ProfileValidateRequest } fr
 import { ProfileEnvelope, ProfileList } from '../openapi/response-bodies.dto';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ProfilesService } from './profiles.service';
+import { Operation } from '../core/policy.guard';
 
 @ApiTags('profiles')
 @SenlinApi()
@@ -13,6 +14,7 @@ export class ProfilesController {
   constructor(private readonly profiles: ProfilesService) {}
 
   @Get()
+  @Operation('profiles:index')
   @ApiOkResponse({ type: ProfileList })
   @ListQuery({ filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
@@ -20,6 +22,7 @@ export class ProfilesController {
   }
 
   @Post()
+  @Operation('profiles:create')
   @HttpCode(201)
   @ApiBody({ type: ProfileCreateRequest })
   @ApiCreatedResponse({ type: ProfileEnvelope })
@@ -28,6 +31,7 @@ export class ProfilesController {
   }
 
   @Post('validate')
+  @Operation('profiles:validate')
   @HttpCode(200)
   @ApiBody({ type: ProfileValidateRequest })
   @ApiOkResponse({ type: ProfileEnvelope, description: 'The profile as if created, with id null (>= 1.2).' })
@@ -36,6 +40,7 @@ export class ProfilesController {
   }
 
   @Get(':profile_id')
+  @Operation('profiles:get')
   @ApiOkResponse({ type: ProfileEnvelope })
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('profile_id') id: string) {
@@ -43,6 +48,7 @@ export class ProfilesController {
   }
 
   @Patch(':profile_id')
+  @Operation('profiles:update')
   @ApiBody({ type: ProfileUpdateRequest })
   @ApiOkResponse({ type: ProfileEnvelope })
   @NotFound()
@@ -51,6 +57,7 @@ export class ProfilesController {
   }
 
   @Delete(':profile_id')
+  @Operation('profiles:delete')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @NotFound()

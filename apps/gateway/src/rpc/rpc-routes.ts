@@ -2,6 +2,7 @@ import { badRequest } from '@trellis/common';
 import { ActionsService } from '../actions/actions.service';
 import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
+import { clusterActionOperations } from '../clusters/cluster-action-operations';
 import { ClustersService } from '../clusters/clusters.service';
 import type { ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from '../decisions/decisions.service';
@@ -40,6 +41,8 @@ export interface RpcRoute {
   query: boolean;
   /** whether the REST call takes a JSON body; other routes refuse one */
   body: boolean;
+  /** the policy rules the caller must pass, the REST route's (@Operation) */
+  operations(call: Omit<RpcCall, 'req'>): readonly string[];
   run(call: RpcCall): Promise<RpcResult>;
 }
 
@@ -76,8 +79,15 @@ const created = (body: unknown): RpcResult => ({ status: 201, body });
 const noContent = (): RpcResult => ({ status: 204, body: null });
 const accepted = (body: unknown, actionId: string): RpcResult => ({ status: 202, body, actionId });
 
-type RouteSpec = Omit<RpcRoute, 'path' | 'query' | 'body'> & Partial<Pick<RpcRoute, 'path' | 'query' | 'body'>>;
-const route = (spec: RouteSpec): RpcRoute => ({ path: [], query: false, body: false, ...spec });
+type RouteSpec = Omit<RpcRoute, 'path' | 'query' | 'body' | 'operations'> &
+  Partial<Pick<RpcRoute, 'path' | 'query' | 'body'>> & { operation: string | RpcRoute['operations'] };
+const route = ({ operation, ...spec }: RouteSpec): RpcRoute => ({
+  path: [],
+  query: false,
+  body: false,
+  operations: typeof operation === 'string' ? () => [operation] : operation,
+  ...spec,
+});
 
 /**
  * The cluster action's parameters: the pattern names the action, so the body is what REST nests
@@ -112,74 +122,86 @@ function dryRunOf(query: Record<string, string | string[]>): boolean {
  */
 export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
   const routes: Record<string, RpcRoute> = {
-    'profile_type.list': route({ rest: 'GET /v1/profile-types', run: async ({ req }) => ok(t.profileTypes.list(req)) }),
+    'profile_type.list': route({ operation: 'profile_types:index', rest: 'GET /v1/profile-types', run: async ({ req }) => ok(t.profileTypes.list(req)) }),
     'profile_type.show': route({
+      operation: 'profile_types:get',
       rest: 'GET /v1/profile-types/{type_name}',
       path: ['type_name'],
       run: async ({ req, path }) => ok(t.profileTypes.show(req, path.type_name)),
     }),
     'profile_type.ops': route({
+      operation: 'profile_types:ops',
       rest: 'GET /v1/profile-types/{type_name}/ops',
       path: ['type_name'],
       run: async ({ req, path }) => ok(t.profileTypes.ops(req, path.type_name)),
     }),
 
-    'profile.create': route({ rest: 'POST /v1/profiles', body: true, run: async ({ req, body }) => created(await t.profiles.create(req, body)) }),
-    'profile.list': route({ rest: 'GET /v1/profiles', query: true, run: async ({ req, query }) => ok(await t.profiles.list(req, query)) }),
+    'profile.create': route({ operation: 'profiles:create', rest: 'POST /v1/profiles', body: true, run: async ({ req, body }) => created(await t.profiles.create(req, body)) }),
+    'profile.list': route({ operation: 'profiles:index', rest: 'GET /v1/profiles', query: true, run: async ({ req, query }) => ok(await t.profiles.list(req, query)) }),
     'profile.show': route({
+      operation: 'profiles:get',
       rest: 'GET /v1/profiles/{profile_id}',
       path: ['profile_id'],
       run: async ({ req, path }) => ok(await t.profiles.get(req, path.profile_id)),
     }),
     'profile.update': route({
+      operation: 'profiles:update',
       rest: 'PATCH /v1/profiles/{profile_id}',
       path: ['profile_id'],
       body: true,
       run: async ({ req, path, body }) => ok(await t.profiles.update(req, path.profile_id, body)),
     }),
     'profile.delete': route({
+      operation: 'profiles:delete',
       rest: 'DELETE /v1/profiles/{profile_id}',
       path: ['profile_id'],
       run: async ({ req, path }) => (await t.profiles.remove(req, path.profile_id), noContent()),
     }),
     'profile.validate': route({
+      operation: 'profiles:validate',
       rest: 'POST /v1/profiles/validate',
       body: true,
       run: async ({ req, body }) => ok(await t.profiles.validate(req, body)),
     }),
 
-    'policy_type.list': route({ rest: 'GET /v1/policy-types', run: async ({ req }) => ok(t.policyTypes.list(req)) }),
+    'policy_type.list': route({ operation: 'policy_types:index', rest: 'GET /v1/policy-types', run: async ({ req }) => ok(t.policyTypes.list(req)) }),
     'policy_type.show': route({
+      operation: 'policy_types:get',
       rest: 'GET /v1/policy-types/{type_name}',
       path: ['type_name'],
       run: async ({ req, path }) => ok(t.policyTypes.show(req, path.type_name)),
     }),
 
-    'policy.create': route({ rest: 'POST /v1/policies', body: true, run: async ({ req, body }) => created(await t.policies.create(req, body)) }),
-    'policy.list': route({ rest: 'GET /v1/policies', query: true, run: async ({ req, query }) => ok(await t.policies.list(req, query)) }),
+    'policy.create': route({ operation: 'policies:create', rest: 'POST /v1/policies', body: true, run: async ({ req, body }) => created(await t.policies.create(req, body)) }),
+    'policy.list': route({ operation: 'policies:index', rest: 'GET /v1/policies', query: true, run: async ({ req, query }) => ok(await t.policies.list(req, query)) }),
     'policy.show': route({
+      operation: 'policies:get',
       rest: 'GET /v1/policies/{policy_id}',
       path: ['policy_id'],
       run: async ({ req, path }) => ok(await t.policies.get(req, path.policy_id)),
     }),
     'policy.update': route({
+      operation: 'policies:update',
       rest: 'PATCH /v1/policies/{policy_id}',
       path: ['policy_id'],
       body: true,
       run: async ({ req, path, body }) => ok(await t.policies.update(req, path.policy_id, body)),
     }),
     'policy.delete': route({
+      operation: 'policies:delete',
       rest: 'DELETE /v1/policies/{policy_id}',
       path: ['policy_id'],
       run: async ({ req, path }) => (await t.policies.remove(req, path.policy_id), noContent()),
     }),
     'policy.validate': route({
+      operation: 'policies:validate',
       rest: 'POST /v1/policies/validate',
       body: true,
       run: async ({ req, body }) => ok(await t.policies.validateOnly(req, body)),
     }),
 
     'cluster.create': route({
+      operation: 'clusters:create',
       rest: 'POST /v1/clusters',
       body: true,
       run: async ({ req, body }) => {
@@ -187,13 +209,15 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
         return accepted(a.body, a.actionId);
       },
     }),
-    'cluster.list': route({ rest: 'GET /v1/clusters', query: true, run: async ({ req, query }) => ok(await t.clusters.list(req, query)) }),
+    'cluster.list': route({ operation: 'clusters:index', rest: 'GET /v1/clusters', query: true, run: async ({ req, query }) => ok(await t.clusters.list(req, query)) }),
     'cluster.show': route({
+      operation: 'clusters:get',
       rest: 'GET /v1/clusters/{cluster_id}',
       path: ['cluster_id'],
       run: async ({ req, path }) => ok(await t.clusters.get(req, path.cluster_id)),
     }),
     'cluster.update': route({
+      operation: 'clusters:update',
       rest: 'PATCH /v1/clusters/{cluster_id}',
       path: ['cluster_id'],
       body: true,
@@ -203,6 +227,7 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       },
     }),
     'cluster.delete': route({
+      operation: 'clusters:delete',
       rest: 'DELETE /v1/clusters/{cluster_id}',
       path: ['cluster_id'],
       query: true,
@@ -210,18 +235,21 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
     }),
 
     'cluster_policy.list': route({
+      operation: 'cluster_policies:index',
       rest: 'GET /v1/clusters/{cluster_id}/policies',
       path: ['cluster_id'],
       query: true,
       run: async ({ req, path, query }) => ok(await t.clusterPolicies.list(req, path.cluster_id, query)),
     }),
     'cluster_policy.show': route({
+      operation: 'cluster_policies:get',
       rest: 'GET /v1/clusters/{cluster_id}/policies/{policy_id}',
       path: ['cluster_id', 'policy_id'],
       run: async ({ req, path }) => ok(await t.clusterPolicies.show(req, path.cluster_id, path.policy_id)),
     }),
 
     'node.create': route({
+      operation: 'nodes:create',
       rest: 'POST /v1/nodes',
       body: true,
       run: async ({ req, body }) => {
@@ -229,14 +257,16 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
         return accepted(a.body, a.actionId);
       },
     }),
-    'node.list': route({ rest: 'GET /v1/nodes', query: true, run: async ({ req, query }) => ok(await t.nodes.list(req, query)) }),
+    'node.list': route({ operation: 'nodes:index', rest: 'GET /v1/nodes', query: true, run: async ({ req, query }) => ok(await t.nodes.list(req, query)) }),
     'node.show': route({
+      operation: 'nodes:get',
       rest: 'GET /v1/nodes/{node_id}',
       path: ['node_id'],
       query: true,
       run: async ({ req, path, query }) => ok(await t.nodes.get(req, path.node_id, query)),
     }),
     'node.update': route({
+      operation: 'nodes:update',
       rest: 'PATCH /v1/nodes/{node_id}',
       path: ['node_id'],
       body: true,
@@ -246,19 +276,22 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       },
     }),
     'node.delete': route({
+      operation: 'nodes:delete',
       rest: 'DELETE /v1/nodes/{node_id}',
       path: ['node_id'],
       query: true,
       run: async ({ req, path, query }) => accepted(null, await t.nodes.remove(req, path.node_id, query)),
     }),
 
-    'action.list': route({ rest: 'GET /v1/actions', query: true, run: async ({ req, query }) => ok(await t.actions.list(req, query)) }),
+    'action.list': route({ operation: 'actions:index', rest: 'GET /v1/actions', query: true, run: async ({ req, query }) => ok(await t.actions.list(req, query)) }),
     'action.show': route({
+      operation: 'actions:get',
       rest: 'GET /v1/actions/{action_id}',
       path: ['action_id'],
       run: async ({ req, path }) => ok(await t.actions.get(req, path.action_id)),
     }),
     'action.replay': route({
+      operation: 'actions:replay',
       rest: 'POST /v1/actions/{action_id}/replay',
       path: ['action_id'],
       body: true,
@@ -269,14 +302,16 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
     }),
 
     'action.decision': route({
+      operation: 'actions:decision',
       rest: 'GET /v1/actions/{action_id}/decision',
       path: ['action_id'],
       run: async ({ req, path }) => ok(await t.decisions.decisionOf(req, path.action_id)),
     }),
-    'evaluation.create': route({ rest: 'POST /v1/evaluations', body: true, run: async ({ body }) => ok(await t.decisions.evaluate(body)) }),
+    'evaluation.create': route({ operation: 'evaluations:create', rest: 'POST /v1/evaluations', body: true, run: async ({ body }) => ok(await t.decisions.evaluate(body)) }),
 
-    'event.list': route({ rest: 'GET /v1/events', query: true, run: async ({ req, query }) => ok(await t.events.list(req, query)) }),
+    'event.list': route({ operation: 'events:index', rest: 'GET /v1/events', query: true, run: async ({ req, query }) => ok(await t.events.list(req, query)) }),
     'event.show': route({
+      operation: 'events:get',
       rest: 'GET /v1/events/{event_id}',
       path: ['event_id'],
       run: async ({ req, path }) => ok(await t.events.show(req, path.event_id)),
@@ -285,6 +320,7 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
   for (const key of CLUSTER_ACTION_KEYS) {
     routes[`cluster.${key}`] = route({
       rest: `POST /v1/clusters/{cluster_id}/actions {"${key}": ...}`,
+      operation: ({ query }) => clusterActionOperations(key, dryRunOf(query)),
       path: ['cluster_id'],
       query: true,
       body: true,

@@ -9,13 +9,15 @@ import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
 import { ClustersService } from '../clusters/clusters.service';
 import { authenticate } from '../core/api.guard';
+import { authorize, authorizer } from '../core/policy.guard';
 import { SERVICE_TYPE, negotiateApiVersion, type ApiVersion } from '../core/api-version';
 import { senlinErrorBody } from '../core/error-body';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
 import { describeError } from '../core/senlin-exception.filter';
 import { toWireJson } from '../core/sorted-json';
-import { GATEWAY_LOGGER } from '../core/tokens';
+import { GATEWAY_LOGGER, POLICY_ENFORCER } from '../core/tokens';
+import type { PolicyEnforcer } from '@trellis/authz';
 import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
 import { NodesService } from '../nodes/nodes.service';
@@ -67,6 +69,7 @@ export class RpcServer implements OnModuleInit {
     @Inject(TOKEN_VALIDATOR) private readonly tokens: TokenValidator,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+    @Inject(POLICY_ENFORCER) private readonly enforcer: PolicyEnforcer,
   ) {}
 
   onModuleInit(): void {
@@ -114,7 +117,9 @@ export class RpcServer implements OnModuleInit {
       if (!route.body && !isEmptyBody(request.body)) {
         throw badRequest(`'${name}' takes no body (${route.rest}).`, 'HTTPBadRequest');
       }
-      const req: ApiRequest = { requestId, baseUrl: this.baseUrl ?? this.config.publicUrl ?? '', version, caller };
+      const allows = authorizer(this.enforcer, caller);
+      authorize(allows, route.operations({ path, query, body: request.body }));
+      const req: ApiRequest = { requestId, baseUrl: this.baseUrl ?? this.config.publicUrl ?? '', version, caller, allows };
       const result = await route.run({ req, path, query, body: request.body });
       if (result.actionId !== undefined) headers.location = `${req.baseUrl}/v1/actions/${result.actionId}`;
       this.logger.debug('rpc request served', { pattern, request_id: requestId, status: result.status });

@@ -1,4 +1,5 @@
 import { badRequest, forbidden, type AuthContext } from '@trellis/common';
+import type { ApiRequest } from '../core/request.decorators';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { show, toBool, toInt } from './body';
 
@@ -43,7 +44,8 @@ const last = (v: unknown) => {
   return all[all.length - 1];
 };
 
-export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, caller: AuthContext): ListQuery {
+/** `global_project=true` lists every project's objects: the cloud admin's (rule `cloud_admin`), else 403 as Senlin. */
+export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, req: Pick<ApiRequest, 'allows'>): ListQuery {
   const paging = spec.paging !== false;
   const known = new Set<string>([...spec.filters, ...(spec.extra ?? []), 'sort', 'global_project']);
   if (paging) ['limit', 'marker'].forEach((k) => known.add(k));
@@ -67,7 +69,7 @@ export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, c
     } catch {
       throw badRequest(`Invalid value '${show(raw)}' specified for 'global_project'`);
     }
-    if (out.globalProject && !caller.isAdmin) throw forbidden();
+    if (out.globalProject && !req.allows('cloud_admin')) throw forbidden();
   }
   for (const f of spec.filters) {
     const vs = values(query[f]);

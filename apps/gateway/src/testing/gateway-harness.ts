@@ -6,40 +6,62 @@ import type { Database } from '@trellis/persistence';
 import request from 'supertest';
 import { startGateway, type RunningGateway } from '../bootstrap';
 
-/** Two projects with a member each (and an admin of project A), and a cloud admin in a third project. */
+/**
+ * Two projects with a member each, a reader and two admins of project A (carol, pat), an admin in
+ * the admin project (a cloud admin: the harness's TRELLIS_ADMIN_PROJECT is ADMIN_PROJECT) and a
+ * system-scoped admin.
+ */
 export const PROJECT_A = 'aaaaaaaa0000000000000000000000aa';
 export const PROJECT_B = 'bbbbbbbb0000000000000000000000bb';
 export const ADMIN_PROJECT = 'cccccccc0000000000000000000000cc';
 
-const caller = (
-  token: string,
-  user: string,
-  project: string,
-  isAdmin: boolean,
-  roles: string[] = isAdmin ? ['admin', 'member'] : ['member'],
-): AuthContext => ({
-  token,
-  userId: `${user}-id`,
-  userName: user,
-  projectId: project,
-  projectName: `${user}-project`,
-  domainId: 'default',
-  roles,
-  isAdmin,
-  isProjectAdmin: roles.includes('admin'),
-  expiresAt: new Date(Date.now() + 3600_000),
-});
+/** An AuthContext as the Keystone token validator builds it (libs/nova/src/token-validator.ts). */
+export function testCaller(spec: { token: string; user: string; project: string | null; roles: string[] }): AuthContext {
+  const hasAdmin = spec.roles.includes('admin');
+  const isAdminProject = spec.project === ADMIN_PROJECT;
+  const systemScope = spec.project === null ? 'all' : null;
+  return {
+    token: spec.token,
+    userId: `${spec.user}-id`,
+    userName: spec.user,
+    projectId: spec.project ?? '',
+    projectName: spec.project === null ? '' : `${spec.user}-project`,
+    domainId: 'default',
+    roles: spec.roles,
+    isAdmin: hasAdmin && (isAdminProject || systemScope === 'all'),
+    isProjectAdmin: hasAdmin && spec.project !== null,
+    systemScope,
+    isAdminProject,
+    expiresAt: new Date(Date.now() + 3600_000),
+  };
+}
 
-/** carol: an admin of project A who is not a cloud admin */
-export const TOKENS = { alice: 'token-alice', bob: 'token-bob', admin: 'token-admin', carol: 'token-carol' } as const;
+export const TOKENS = {
+  alice: 'token-alice',
+  bob: 'token-bob',
+  admin: 'token-admin',
+  /** carol: an admin of project A who is not a cloud admin */
+  carol: 'token-carol',
+  /** `reader` only, in project A */
+  reader: 'token-reader',
+  /** `admin` (and member, reader) in project A: administers A, not the cloud */
+  projectAdmin: 'token-project-admin',
+  /** a system-scoped token with `admin`: a cloud admin without a project */
+  system: 'token-system',
+} as const;
 
 export class FakeTokenValidator implements TokenValidator {
-  readonly callers = new Map<string, AuthContext>([
-    [TOKENS.alice, caller(TOKENS.alice, 'alice', PROJECT_A, false)],
-    [TOKENS.bob, caller(TOKENS.bob, 'bob', PROJECT_B, false)],
-    [TOKENS.admin, caller(TOKENS.admin, 'admin', ADMIN_PROJECT, true)],
-    [TOKENS.carol, caller(TOKENS.carol, 'carol', PROJECT_A, false, ['admin', 'member'])],
-  ]);
+  readonly callers = new Map<string, AuthContext>(
+    [
+      testCaller({ token: TOKENS.alice, user: 'alice', project: PROJECT_A, roles: ['member'] }),
+      testCaller({ token: TOKENS.bob, user: 'bob', project: PROJECT_B, roles: ['member'] }),
+      testCaller({ token: TOKENS.admin, user: 'admin', project: ADMIN_PROJECT, roles: ['admin', 'member'] }),
+      testCaller({ token: TOKENS.carol, user: 'carol', project: PROJECT_A, roles: ['admin', 'member'] }),
+      testCaller({ token: TOKENS.reader, user: 'rita', project: PROJECT_A, roles: ['reader'] }),
+      testCaller({ token: TOKENS.projectAdmin, user: 'pat', project: PROJECT_A, roles: ['admin', 'member', 'reader'] }),
+      testCaller({ token: TOKENS.system, user: 'sys', project: null, roles: ['admin'] }),
+    ].map((c) => [c.token, c]),
+  );
 
   async validate(token: string): Promise<AuthContext | null> {
     return this.callers.get(token) ?? null;
@@ -123,7 +145,7 @@ export async function startGatewayHarness(
   options: { env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<GatewayHarness> {
   const db = await openTestDatabase();
-  const config = loadConfig({ TRELLIS_PORT: '0', ...options.env });
+  const config = loadConfig({ TRELLIS_PORT: '0', TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT, ...options.env });
   const bus = new RecordingBus();
   const trusts = new RecordingTrustIssuer();
   let gateway: RunningGateway;

@@ -14,6 +14,8 @@ const caller = (user: string, project: string, roles = ['member', 'reader']): Au
   roles,
   isAdmin: false,
   isProjectAdmin: false,
+  systemScope: null,
+  isAdminProject: false,
   expiresAt: new Date(Date.now() + 3600_000),
 });
 

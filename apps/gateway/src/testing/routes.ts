@@ -1,0 +1,45 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { PUBLIC_ROUTE } from '../core/api.guard';
+import { OPERATION, type OperationSpec } from '../core/policy.guard';
+import { GATEWAY_CONTROLLERS } from '../gateway.module';
+
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+  /** `/v1/clusters/:cluster_id`, as Nest routes it */
+  path: string;
+  /** `ClustersController.get` */
+  handler: string;
+  /** the @Operation, undefined when the method has none */
+  operation: OperationSpec | undefined;
+}
+
+const join = (...parts: string[]) => '/' + parts.flatMap((p) => p.split('/')).filter(Boolean).join('/');
+
+/** Every authenticated route the gateway serves, read from the controllers' Nest metadata. */
+export function authenticatedRoutes(): RestRoute[] {
+  const routes: RestRoute[] = [];
+  for (const controller of GATEWAY_CONTROLLERS) {
+    if (Reflect.getMetadata(PUBLIC_ROUTE, controller)) continue;
+    const prefixes = [Reflect.getMetadata(PATH_METADATA, controller) as string | string[]].flat();
+    const proto = controller.prototype as unknown as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const fn = proto[name];
+      if (name === 'constructor' || typeof fn !== 'function') continue;
+      const method = Reflect.getMetadata(METHOD_METADATA, fn) as RequestMethod | undefined;
+      if (method === undefined || Reflect.getMetadata(PUBLIC_ROUTE, fn)) continue;
+      const paths = [Reflect.getMetadata(PATH_METADATA, fn) as string | string[]].flat();
+      for (const prefix of prefixes) {
+        for (const path of paths) {
+          routes.push({
+            method: RequestMethod[method] as RestRoute['method'],
+            path: join(prefix, path),
+            handler: `${controller.name}.${name}`,
+            operation: Reflect.getMetadata(OPERATION, fn) as OperationSpec | undefined,
+          });
+        }
+      }
+    }
+  }
+  return routes;
+}
