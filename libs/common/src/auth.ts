@@ -5,7 +5,7 @@ export interface AuthContext {
   userName: string;
   /**
    * The project the request works in. A system-scoped token has none: '' here, so it finds no
-   * project's objects and, by the default rules, creates none (docs/SECURITY-ROLES.md).
+   * project's objects and, by the default rules, creates none (docs/SECURITY.md).
    */
   projectId: string;
   projectName: string;

@@ -67,7 +67,7 @@ export interface TrellisConfig {
   };
   engine: { leaseSeconds: number; resumeIntervalSeconds: number; plugins: string[]; driftIntervalSeconds: number };
   worker: { pollIntervalMs: number; buildTimeoutSeconds: number; factsRefreshSeconds: number; concurrency: number };
-  /** who may do what through the API (docs/SECURITY-ROLES.md) */
+  /** who may do what through the API (docs/SECURITY.md) */
   rbac: {
     /** TRELLIS_ADMIN_PROJECT: the project (name or id) whose `admin` role makes a cloud admin */
     adminProject: string;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * What a decision, a node or a finding shows to a caller who is neither a cloud admin nor a project
- * admin (docs/SECURITY-VISIBILITY.md): hosts as Nova shows them to non-admins. Pure: no I/O.
+ * admin (docs/SECURITY.md): hosts as Nova shows them to non-admins. Pure: no I/O.
  */
 
 /**

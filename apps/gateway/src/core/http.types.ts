@@ -43,6 +43,6 @@ export interface RequestContext {
   version?: ApiVersion;
   /** set by the API guard on authenticated routes */
   caller?: AuthContext;
-  /** set by the policy guard: whether the caller passes a policy rule (docs/SECURITY-ROLES.md) */
+  /** set by the policy guard: whether the caller passes a policy rule (docs/SECURITY.md) */
   allows?: (rule: string) => boolean;
 }

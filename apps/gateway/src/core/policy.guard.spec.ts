@@ -158,8 +158,8 @@ describe('policy rules per operation', () => {
     }
   });
 
-  it('lists every rule with its default in docs/SECURITY-ROLES.md', () => {
-    const doc = readFileSync(join(__dirname, '../../../../docs/SECURITY-ROLES.md'), 'utf8');
+  it('lists every rule with its default in docs/SECURITY.md', () => {
+    const doc = readFileSync(join(__dirname, '../../../../docs/SECURITY.md'), 'utf8');
     const rows = new Map(doc.split('\n').filter((l) => l.startsWith('| `')).map((l) => [l.split('|')[1].trim(), l]));
     for (const rule of DEFAULT_RULES) {
       expect({ rule: rule.name, row: rows.get(`\`${rule.name}\``)?.includes(`| \`${rule.check}\` |`) }).toEqual({ rule: rule.name, row: true });

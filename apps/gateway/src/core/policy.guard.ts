@@ -18,7 +18,7 @@ export type OperationSpec = string | ((input: OperationInput) => readonly string
 export const OPERATION = 'trellis:operation';
 
 /**
- * The policy rules (docs/SECURITY-ROLES.md, Senlin's names) guarding a controller method. Every
+ * The policy rules (docs/SECURITY.md, Senlin's names) guarding a controller method. Every
  * authenticated route has one; a route without it is refused (and the route test fails).
  */
 export const Operation = (spec: OperationSpec) => SetMetadata(OPERATION, spec);

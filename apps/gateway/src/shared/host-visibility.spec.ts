@@ -10,7 +10,7 @@ import { startGateway, type RunningGateway } from '../bootstrap';
 import { FakeTokenValidator, PROJECT_A, RecordingTrustIssuer, TOKENS } from '../testing/gateway-harness';
 
 /**
- * Who sees hypervisor and host names (docs/SECURITY-VISIBILITY.md): a member of a project sees
+ * Who sees hypervisor and host names (docs/SECURITY.md): a member of a project sees
  * Nova's hostId (sha224 of project + host) wherever a view would name a host; its project admin and
  * a cloud admin see the names. Over REST and over RPC, which call the same services.
  */

@@ -10,7 +10,7 @@ export type ShowHosts = <T>(view: T, project: string) => T;
 const asIs: ShowHosts = (view) => view;
 
 /**
- * Hypervisor and host names are for cloud admins and project admins (docs/SECURITY-VISIBILITY.md).
+ * Hypervisor and host names are for cloud admins and project admins (docs/SECURITY.md).
  * Every other caller sees hosts as Nova shows them to non-admins: the hostId of the object's
  * project. The names to hide are the cloud-wide facts (hypervisors, the host → zone map), the hosts
  * the caller's project's nodes recorded, and every host the view itself names (nodes' placements, a
