@@ -55,6 +55,9 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
     return JSON.parse(stdout) as { actions: Array<{ id: string; why: string }>; dead_letters: Record<string, number> };
   };
 
+  const ownerOf = async (clusterId: string): Promise<string> =>
+    ((await trellis.infra.database.dataSource.query(`SELECT "user" FROM clusters WHERE id = $1`, [clusterId])) as Array<{ user: string }>)[0].user;
+
   /** a READY scale-out stored without its message, as if the gateway died before publishing */
   async function strandedAction(clusterId: string, project: string): Promise<string> {
     const id = randomUUID();
@@ -69,7 +72,8 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
       status: 'READY',
       inputs: { count: 1 },
       project,
-      user: 'u',
+      // the user who made the cluster: its trust is what the worker acts with (docs/SECURITY.md)
+      user: await ownerOf(clusterId),
       domain: null,
       created_at: new Date(),
     }));
@@ -120,7 +124,8 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
       status: 'READY',
       inputs: { count: 2 },
       project,
-      user: 'u',
+      // the user who made the cluster: its trust is what the worker acts with (docs/SECURITY.md)
+      user: await ownerOf(clusterId),
       domain: null,
       created_at: new Date(),
     }));

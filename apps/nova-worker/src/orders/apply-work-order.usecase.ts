@@ -208,7 +208,10 @@ export class ApplyWorkOrderUseCase {
       await failOrderNodes(m, order, isPermanent(e) ? errorMessage(e) : `Nova refused the work order: ${errorMessage(e)}`);
       return true;
     });
-    log.error('work order refused by Nova; its nodes failed', { error: errorMessage(e), recorded: failed });
+    log.error(isPermanent(e) ? 'work order cannot be applied (trust); its nodes failed' : 'work order refused by Nova; its nodes failed', {
+      error: errorMessage(e),
+      recorded: failed,
+    });
     return { ...none, applied: failed, failed: failed ? order.create_servers.length : 0 };
   }
 
