@@ -136,7 +136,7 @@ export const OPERATION_RULES: readonly RuleDefault[] = [
 
   op('actions:index', READ, 'List actions.', 'GET', '/v1/actions'),
   op('actions:get', READ, 'Show an action.', 'GET', '/v1/actions/{action_id}'),
-  op('actions:update', WRITE, 'Cancel an action (not served by Trellis).', 'PATCH', '/v1/actions/{action_id}'),
+  op('actions:update', WRITE, 'Cancel an action.', 'PATCH', '/v1/actions/{action_id}'),
   op('actions:replay', CLOUD_ADMIN, 'Announce a READY or RUNNING action again, in any project.', 'POST', '/v1/actions/{action_id}/replay'),
   op('actions:decision', READ, "Show an action's decision record (input, output, plan, trace).", 'GET', '/v1/actions/{action_id}/decision'),
   op('evaluations:create', WRITE, 'Evaluate a decision snapshot, changing nothing.', 'POST', '/v1/evaluations'),

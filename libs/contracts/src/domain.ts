@@ -28,9 +28,14 @@ export const ClusterActions = [
   'CLUSTER_UPDATE_POLICY',
   'CLUSTER_CHECK',
   'CLUSTER_REPAIR',
+  'CLUSTER_RECOVER',
+  'CLUSTER_REPLACE_NODES',
   'NODE_CREATE',
   'NODE_DELETE',
   'NODE_UPDATE',
+  'NODE_CHECK',
+  'NODE_RECOVER',
+  'NODE_OPERATION',
 ] as const;
 export type ClusterActionName = (typeof ClusterActions)[number];
 

@@ -129,3 +129,31 @@ describe('decideAction', () => {
     expect(p.failure).toBe('Updating the profile of a cluster is not supported by this policy-engine.');
   });
 });
+
+describe('a standalone node (no cluster, no policy chain)', () => {
+  const standalone = (action: string): ActionEntity =>
+    ({ id: 'a-standalone', action, target: 'n-1', cluster_id: null, inputs: {}, data: {} }) as unknown as ActionEntity;
+  const lonely = (physical: string | null): Snapshot => ({
+    ...snapshot(),
+    cluster: null,
+    node: { id: 'n-1', name: 'lonely', status: physical ? 'ACTIVE' : 'INIT', physical_id: physical, cluster_id: null },
+  });
+  const refusing = { evaluate: () => { throw new Error('cluster: must be an object'); }, priorityOf: () => 0 };
+
+  it('creates the server of the node the API made, without evaluating any policy', () => {
+    const d = decideAction(standalone('NODE_CREATE'), lonely(null), refusing, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.create_nodes).toEqual([{ node_id: 'n-1', name: 'lonely', index: 0, placement: {} }]);
+  });
+
+  it('deletes the server of the node', () => {
+    const d = decideAction(standalone('NODE_DELETE'), lonely('srv-1'), refusing, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.delete_nodes).toEqual([{ node_id: 'n-1', physical_id: 'srv-1', destroy: true }]);
+  });
+
+  it('fails when the node is gone', () => {
+    const d = decideAction(standalone('NODE_DELETE'), { ...lonely(null), node: null }, refusing, ids());
+    expect(d.failure).toBe("The node 'n-1' could not be found.");
+  });
+});

@@ -51,6 +51,12 @@ const SUCCESS: Record<string, string> = {
   CLUSTER_REPAIR: 'Cluster repair completed.',
   NODE_CREATE: 'Node created successfully.',
   NODE_DELETE: 'Node deleted successfully.',
+  CLUSTER_ADD_NODES: 'Completed adding nodes.',
+  CLUSTER_REPLACE_NODES: 'Completed replacing nodes.',
+  CLUSTER_RECOVER: 'Cluster recovery succeeded.',
+  NODE_CHECK: 'Node check succeeded.',
+  NODE_RECOVER: 'Node recovered successfully.',
+  NODE_OPERATION: 'Node operation succeeded.',
 };
 
 /** Actions whose nodes the policy chain (BEFORE) decides on. */
@@ -78,6 +84,11 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
     const count = Number(action.inputs.desired_capacity ?? cluster?.desired_capacity ?? 0);
     for (let i = 0; i < count; i++) plan.create_nodes.push(newNode(ids, cluster, i, {}));
     return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
+  }
+
+  // a standalone node has no cluster and so no policy chain: Senlin creates or deletes it as asked
+  if ((action.action === 'NODE_CREATE' || action.action === 'NODE_DELETE') && !action.cluster_id) {
+    return decideStandalone(action, none, ids, plan);
   }
 
   if (CHAIN_ACTIONS.has(action.action)) {
@@ -195,7 +206,79 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
 
   if (action.action === 'CLUSTER_CHECK' || action.action === 'CLUSTER_REPAIR') return decideDrift(action, none, ids, plan);
 
+  if (action.action === 'CLUSTER_ADD_NODES' || action.action === 'CLUSTER_REPLACE_NODES' || action.action === 'CLUSTER_RECOVER') {
+    return decideMembership(action, none, ids, plan);
+  }
+
+  if (action.action === 'NODE_CHECK' || action.action === 'NODE_RECOVER' || action.action === 'NODE_OPERATION') {
+    return decideNodeOp(action, none, plan);
+  }
+
   return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: `Action ${action.action} is not supported by this policy-engine.` };
+}
+
+/** NODE_CREATE / NODE_DELETE of a node that belongs to no cluster. */
+function decideStandalone(action: ActionEntity, snapshot: Snapshot, ids: IdSource, plan: EnginePlan): Decision {
+  const base = { plan, input: snapshot, hook: 'none' as const, output: {}, trace: [] };
+  const node = snapshot.node;
+  if (!node) return { ...base, failure: `The node '${action.target}' could not be found.` };
+  if (action.action === 'NODE_CREATE') {
+    // the order's server is named after the node; a standalone node has no index, the order wants one >= 0
+    plan.create_nodes.push({ node_id: node.id, name: node.name || ids.nodeName(), index: 0, placement: {} });
+  } else {
+    plan.delete_nodes.push({ node_id: node.id, physical_id: node.physical_id, destroy: true });
+  }
+  return { ...base, failure: null };
+}
+
+/**
+ * CLUSTER_ADD_NODES and CLUSTER_REPLACE_NODES change membership only (Senlin's NODE_JOIN and
+ * NODE_LEAVE: no server is touched); CLUSTER_RECOVER replaces every member that is not ACTIVE with
+ * a new node (its server, if any, is deleted), and with all members ACTIVE has nothing to do.
+ */
+function decideMembership(action: ActionEntity, snapshot: Snapshot, ids: IdSource, plan: EnginePlan): Decision {
+  const base = { plan, input: snapshot, hook: 'none' as const, output: {}, trace: [] };
+  const cluster = snapshot.cluster;
+  if (!cluster) return { ...base, failure: `The cluster '${action.target}' could not be found.` };
+  const members = new Set(cluster.nodes.map((n) => n.id));
+  if (action.action === 'CLUSTER_ADD_NODES') {
+    const join = ((action.inputs.nodes as string[] | undefined) ?? []).filter((id) => !members.has(id));
+    plan.membership = { join, leave: [] };
+    plan.cluster_update = { desired_capacity: cluster.desired_capacity + join.length };
+    return { ...base, failure: null };
+  }
+  if (action.action === 'CLUSTER_REPLACE_NODES') {
+    const candidates = (action.inputs.candidates ?? {}) as Record<string, string>;
+    const strangers = Object.keys(candidates).filter((id) => !members.has(id));
+    if (strangers.length) {
+      return { ...base, failure: strangers.map((id) => `Node ${id} is not a member of the cluster ${cluster.id}.`).join('\n') };
+    }
+    plan.membership = { join: Object.values(candidates), leave: Object.keys(candidates) };
+    return { ...base, failure: null };
+  }
+  const broken = cluster.nodes.filter((n) => n.status !== 'ACTIVE');
+  broken.forEach((n, i) => {
+    plan.delete_nodes.push({ node_id: n.id, physical_id: n.physical_id, destroy: true });
+    plan.create_nodes.push(newNode(ids, cluster, i, {}));
+  });
+  if (broken.length) plan.success_reason = `Cluster recovery succeeded: ${broken.length} node(s) replaced.`;
+  return { ...base, failure: null };
+}
+
+/** NODE_CHECK, NODE_RECOVER, NODE_OPERATION: one operation on the node's server, by the worker. */
+function decideNodeOp(action: ActionEntity, snapshot: Snapshot, plan: EnginePlan): Decision {
+  const base = { plan, input: snapshot, hook: 'none' as const, output: {}, trace: [] };
+  const node = snapshot.node;
+  if (!node) return { ...base, failure: `The node '${action.target}' could not be found.` };
+  const op =
+    action.action === 'NODE_CHECK'
+      ? 'check'
+      : action.action === 'NODE_RECOVER'
+        ? String(action.inputs.operation ?? 'rebuild').toLowerCase()
+        : String(action.inputs.operation);
+  const params = (action.action === 'NODE_OPERATION' ? action.inputs.params : action.inputs.operation_params) as Record<string, unknown> | undefined;
+  plan.server_ops = [{ node_id: node.id, physical_id: node.physical_id, op, params: params ?? {} }];
+  return { ...base, failure: null };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { PlacementDto, ServerGroupCreateDto } from '@trellis/contracts';
+import type { PlacementDto, ServerGroupCreateDto, ServerOpDto } from '@trellis/contracts';
 import type { Finding } from './drift/findings';
 import type { RepairPlan } from './drift/plan-repair';
 
@@ -38,6 +38,13 @@ export interface EnginePlan {
   findings?: Finding[];
   /** CLUSTER_REPAIR: the groups to create again and the nodes to replace, one at a time */
   repair?: RepairPlan;
+  /**
+   * CLUSTER_ADD_NODES / CLUSTER_REPLACE_NODES: orphan nodes that join the cluster and members that
+   * leave it (their servers keep running), applied when the action is decided; no Nova call
+   */
+  membership?: { join: string[]; leave: string[] };
+  /** NODE_CHECK / NODE_RECOVER / NODE_OPERATION: what the worker does to existing servers */
+  server_ops?: ServerOpDto[];
 }
 
 export const emptyPlan = (): EnginePlan => ({
@@ -53,4 +60,4 @@ export const emptyPlan = (): EnginePlan => ({
 });
 
 export const needsNova = (p: EnginePlan) =>
-  p.create_nodes.length + p.delete_nodes.length + p.create_groups.length + p.delete_groups.length > 0;
+  p.create_nodes.length + p.delete_nodes.length + p.create_groups.length + p.delete_groups.length + (p.server_ops?.length ?? 0) > 0;

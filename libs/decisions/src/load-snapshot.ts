@@ -15,7 +15,18 @@ export interface Snapshot {
   action: { id: string; action: string; target: string; inputs: Record<string, unknown>; data: Record<string, unknown> };
   now: string;
   seed: number;
+  /** a node action's target node (its cluster, if any, is `cluster`); absent for cluster actions */
+  node?: SnapshotTargetNode | null;
   [extra: string]: unknown;
+}
+
+/** What an action on one node needs to know of it, whether or not it is in a cluster. */
+export interface SnapshotTargetNode {
+  id: string;
+  name: string;
+  status: string;
+  physical_id: string | null;
+  cluster_id: string | null;
 }
 
 export interface SnapshotPolicy {
@@ -207,6 +218,9 @@ async function loadClusterSnapshot(
   return { cluster: toCluster(r, nodes), policies: r.bindings, cloud: toCloud(r.facts) };
 }
 
+/** Node actions decided on the node itself, not by a cluster's policy chain. */
+const NODE_OPS = ['NODE_CHECK', 'NODE_RECOVER', 'NODE_OPERATION'];
+
 export async function loadSnapshot(
   m: EntityManager,
   action: ActionEntity,
@@ -225,7 +239,7 @@ export async function loadSnapshot(
     const attaching = await loadPolicy(m, action.inputs.policy_id);
     if (attaching && !policies.some((p) => p.id === attaching.id)) policies.push(attaching);
   }
-  return {
+  const snapshot: Snapshot = {
     hook,
     policies,
     cluster,
@@ -234,4 +248,12 @@ export async function loadSnapshot(
     now: now.toISOString(),
     seed: seedOf(action.id),
   };
+  if (action.action.startsWith('NODE_') && (!clusterId || NODE_OPS.includes(action.action))) {
+    const rows: SnapshotTargetNode[] = await m.query(
+      'SELECT id, name, status, physical_id, cluster_id FROM nodes WHERE id = $1',
+      [action.target],
+    );
+    snapshot.node = rows[0] ?? null;
+  }
+  return snapshot;
 }

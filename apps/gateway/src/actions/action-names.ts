@@ -15,12 +15,17 @@ const PREFIX: Record<ClusterActionName, string> = {
   CLUSTER_UPDATE_POLICY: 'update_policy',
   CLUSTER_CHECK: 'cluster_check',
   CLUSTER_REPAIR: 'cluster_repair',
+  CLUSTER_RECOVER: 'cluster_recover',
+  CLUSTER_REPLACE_NODES: 'cluster_replace_nodes',
   NODE_CREATE: 'node_create',
   NODE_DELETE: 'node_delete',
   NODE_UPDATE: 'node_update',
+  NODE_CHECK: 'node_check',
+  NODE_RECOVER: 'node_recover',
+  NODE_OPERATION: 'node_operation',
 };
 
 export const actionName = (action: ClusterActionName, targetId: string) => `${PREFIX[action]}_${targetId.slice(0, 8)}`;
 
 /** Actions that skip the lock and conflict checks (Senlin let deletes through). */
-export const BYPASS_CONFLICT_CHECKS: readonly ClusterActionName[] = ['CLUSTER_DELETE', 'NODE_DELETE'];
+export const BYPASS_CONFLICT_CHECKS: readonly ClusterActionName[] = ['CLUSTER_DELETE', 'NODE_DELETE', 'NODE_OPERATION'];

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ActionUpdateRequest } from '../openapi/request-bodies.dto';
 import { AcceptedAction, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
 import { ActionEnvelope, ActionList, ActionReplayed } from '../openapi/response-bodies.dto';
 import { setActionLocation } from '../core/accepted';
@@ -28,6 +29,24 @@ export class ActionsController {
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('action_id') id: string) {
     return this.actions.get(req, id);
+  }
+
+  @Patch(':action_id')
+  @Operation('actions:update')
+  @ApiBody({ type: ActionUpdateRequest, description: 'Cancel the action (>= 1.12); `?force=true` is accepted.' })
+  @ApiAcceptedResponse({ description: 'The cancel was accepted; the body is the JSON document null.', schema: { type: 'object', nullable: true, example: null } })
+  @NotFound()
+  @Conflict('The action has ended already (ActionImmutable).')
+  async cancel(
+    @Ctx() req: ApiRequest,
+    @Param('action_id') id: string,
+    @Body() body: unknown,
+    @Query() query: Record<string, unknown>,
+    @Res() res: HttpResponse,
+  ): Promise<void> {
+    const actionId = await this.actions.cancel(req, id, body, query);
+    setActionLocation(res, req, actionId);
+    res.status(202).type('application/json').send('null');
   }
 
   @Post(':action_id/replay')

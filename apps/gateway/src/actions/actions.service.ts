@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest, conflict } from '@trellis/common';
+import { requireVersion } from '../core/api-version';
+import { isMap, toBool } from '../shared/body';
 import { ActionEntity, ClusterEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
@@ -13,6 +15,9 @@ const LIST = {
   filters: ['name', 'cluster_id', 'target', 'action', 'status'],
   sortKeys: ['name', 'target', 'action', 'created_at', 'status'],
 } as const;
+
+/** Senlin's signal_cancel: the statuses an action can be cancelled in. */
+const CANCELLABLE = ['INIT', 'WAITING', 'READY', 'RUNNING', 'WAITING_LIFECYCLE_COMPLETION'];
 
 /** Only these can be stuck waiting for the engine; a finished action is never run twice. */
 const REPLAYABLE = ['READY', 'RUNNING'];
@@ -51,6 +56,43 @@ export class ActionsService {
     const action = await mustFind(this.uow.manager, ActionEntity, 'action', identity, { project: req.caller.projectId });
     const show = await this.hosts.forCaller(this.uow.manager, req.caller);
     return { action: show(actionView(action, req.version), action.project) };
+  }
+
+  /**
+   * PATCH /v1/actions/{id} (≥1.12), `{"action": {"status": "CANCELLED"}}`: an action that has not
+   * started ends CANCELLED here and now (the engine then finds it not READY and leaves it); a
+   * RUNNING one is signalled to the engine, which ends it CANCELLED at once and whose worker makes
+   * no further Nova call for it (servers already asked for stay recorded on their nodes).
+   */
+  async cancel(req: ApiRequest, identity: string, body: unknown, query: Record<string, unknown>): Promise<string> {
+    requireVersion(req.version, '1.12');
+    const input = isMap(body) ? body.action : undefined;
+    if (!isMap(input)) throw badRequest("Malformed request data, missing 'action' key in request body.", 'HTTPBadRequest');
+    if (query.force !== undefined) toBool(query.force);
+    const status = input.status;
+    return this.uow.run(async (tx) => {
+      const action = await mustFind(tx.manager, ActionEntity, 'action', identity, { project: req.caller.projectId });
+      if (status !== 'CANCELLED') throw badRequest(`Unknown status ${String(status)} for action ${identity}`);
+      const [locked] = await tx.manager.query('SELECT status FROM actions WHERE id = $1 FOR UPDATE', [action.id]) as Array<{ status: string }>;
+      if (!CANCELLABLE.includes(locked.status)) {
+        const expected = `(${CANCELLABLE.map((s) => `'${s}'`).join(', ')})`;
+        throw conflict(
+          `Action (${action.id.slice(0, 8)}) is in status (${locked.status}) while expected status must be one of (${expected}).`,
+          'ActionImmutable',
+        );
+      }
+      if (locked.status === 'RUNNING') {
+        action.status = locked.status;
+        await this.submitter.announce(tx, action, req.requestId, 'cancel');
+        return action.id;
+      }
+      const now = new Date();
+      await tx.manager.getRepository(ActionEntity).update(
+        { id: action.id },
+        { status: 'CANCELLED', status_reason: 'Action execution cancelled', end_time: now.getTime() / 1000, updated_at: now },
+      );
+      return action.id;
+    });
   }
 
   /**

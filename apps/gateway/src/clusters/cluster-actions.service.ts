@@ -22,9 +22,14 @@ import {
 } from '../shared/body';
 import { lookup, mustFind } from '../shared/lookup';
 
-const SUPPORTED = ['scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check', 'repair'];
-/** Senlin actions Trellis does not run (no health/recovery or lifecycle hooks). */
-const UNSUPPORTED = ['replace_nodes', 'recover', 'complete_lifecycle'];
+const SUPPORTED = [
+  'scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check', 'repair',
+  'recover', 'replace_nodes',
+];
+/** Senlin actions Trellis does not run (no lifecycle hooks). */
+const UNSUPPORTED = ['complete_lifecycle'];
+/** Senlin's recovery operations (consts.RECOVERY_ACTIONS), named in any case. */
+const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
 
 interface Planned {
   action: ClusterActionName;
@@ -65,11 +70,15 @@ export class ClusterActionsService {
 
   async perform(req: ApiRequest, identity: string, body: unknown): Promise<string> {
     const [key, data] = pickAction(body);
+    // Senlin checks the replacement map's shape before it looks for the cluster
+    const replacements = key === 'replace_nodes' ? replaceMap(req, data) : null;
     return this.uow.run(async (tx) => {
       // Locked as it is read (the submitter's conflict checks need the lock anyway): the request
       // checks then judge the cluster as it stays until this transaction ends.
       const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId, forUpdate: true });
-      const planned = await this.plan(tx, req, cluster, identity, key, data);
+      const planned = replacements
+        ? await this.replaceNodes(tx, req, cluster, replacements)
+        : await this.plan(tx, req, cluster, identity, key, data);
       const action = await this.submitter.submit(tx, req, {
         action: planned.action,
         target: cluster.id,
@@ -101,6 +110,10 @@ export class ClusterActionsService {
       case 'repair':
         checkKeys(data, []);
         return { action: 'CLUSTER_REPAIR', inputs: {} };
+      case 'recover':
+        return { action: 'CLUSTER_RECOVER', inputs: recoverParams(data) };
+      case 'replace_nodes':
+        return this.replaceNodes(tx, req, cluster, replaceMap(req, data));
       default:
         return { action: 'CLUSTER_CHECK', inputs: data };
     }
@@ -204,6 +217,45 @@ export class ClusterActionsService {
     return { action: 'CLUSTER_DEL_NODES', inputs };
   }
 
+  /** Senlin's _validate_replace_nodes: every problem found, one line each, in Senlin's order. */
+  private async replaceNodes(tx: Tx, req: ApiRequest, cluster: ClusterEntity, nodes: Record<string, string>): Promise<Planned> {
+    const profiles = tx.manager.getRepository(ProfileEntity);
+    const clusterType = (await profiles.findOneBy({ id: cluster.profile_id }))?.type;
+    const found: Record<string, string> = {};
+    const notMember: string[] = [];
+    const owned: string[] = [];
+    const inactive: string[] = [];
+    const mismatched: string[] = [];
+    const missingOld: string[] = [];
+    const missingNew: string[] = [];
+    for (const [oldIdentity, newIdentity] of Object.entries(nodes)) {
+      const oldNode = await lookup(tx.manager, NodeEntity, oldIdentity, { project: req.caller.projectId });
+      if (!oldNode) {
+        missingOld.push(oldIdentity);
+        continue;
+      }
+      const newNode = await lookup(tx.manager, NodeEntity, newIdentity, { project: req.caller.projectId });
+      if (!newNode) {
+        missingNew.push(newIdentity);
+        continue;
+      }
+      if (oldNode.cluster_id !== cluster.id) notMember.push(oldIdentity);
+      if (newNode.cluster_id) owned.push(newIdentity);
+      if (newNode.status !== 'ACTIVE') inactive.push(newIdentity);
+      if ((await profiles.findOneBy({ id: newNode.profile_id }))?.type !== clusterType) mismatched.push(newIdentity);
+      found[oldNode.id] = newNode.id;
+    }
+    const msg: string[] = [];
+    if (notMember.length) msg.push(`The specified nodes ${pyList(notMember)} to be replaced are not members of the cluster ${cluster.id}.`);
+    if (owned.length) msg.push(`Nodes ${pyList(owned)} already member of a cluster.`);
+    if (inactive.length) msg.push(`Nodes are not ACTIVE: ${pyList(inactive)}.`);
+    if (mismatched.length) msg.push(`Profile type of nodes ${pyList(mismatched)} do not match that of the cluster.`);
+    if (missingOld.length) msg.push(`Original nodes not found: ${pyList(missingOld)}.`);
+    if (missingNew.length) msg.push(`Replacement nodes not found: ${pyList(missingNew)}.`);
+    if (msg.length) throw badRequest(msg.join('\n'));
+    return { action: 'CLUSTER_REPLACE_NODES', inputs: { candidates: found } };
+  }
+
   private async findNodes(tx: Tx, req: ApiRequest, identities: string[]) {
     const found: Array<[string, NodeEntity]> = [];
     const missing: string[] = [];
@@ -214,6 +266,41 @@ export class ClusterActionsService {
     }
     return { found, missing };
   }
+}
+
+/**
+ * `replace_nodes` (≥1.3): `{"nodes": {<old>: <new>, ...}}`, a non-empty map of distinct strings
+ * (Senlin's NodeReplaceMapField).
+ */
+function replaceMap(req: ApiRequest, data: Json): Record<string, string> {
+  if (!req.version.atLeast('1.3')) throw badRequest(`API version '${req.version.toString()}' is not supported on this method.`, 'HTTPBadRequest');
+  const nodes = data.nodes;
+  if (!isMap(nodes) || Object.keys(nodes).length === 0) throw badRequest('The data provided is not a map', 'HTTPBadRequest');
+  const map: Record<string, string> = {};
+  for (const [k, v] of Object.entries(nodes)) {
+    if (v === null || v === undefined) throw badRequest(`Field \`nodes[${k}]' cannot be None`);
+    map[k] = String(v);
+  }
+  if (new Set(Object.values(map)).size !== Object.values(map).length) throw badRequest('Map contains duplicated values');
+  return map;
+}
+
+/** `recover`'s params as Senlin's cluster_recover checks them: operation, operation_params, check, check_capacity. */
+function recoverParams(data: Json): Record<string, unknown> {
+  for (const key of Object.keys(data)) {
+    if (!['operation', 'operation_params', 'check', 'check_capacity'].includes(key)) {
+      throw badRequest(`Action parameter ${key} is not recognizable.`);
+    }
+  }
+  const inputs: Record<string, unknown> = { ...data };
+  if (data.operation !== undefined && data.operation !== null) {
+    const op = String(data.operation);
+    if (!RECOVERY_OPERATIONS.includes(op.toUpperCase())) {
+      throw badRequest(`Operation value '${op}' has to be one of the following: ${RECOVERY_OPERATIONS.join(', ')}.`);
+    }
+    inputs.operation = op.toUpperCase();
+  }
+  return inputs;
 }
 
 /** The body holds exactly one known action key whose value is a map (a null value is an empty map). */

@@ -20,6 +20,7 @@ const TAKES_BODY = new Set([
   'post /v1/policies',
   'post /v1/policies/validate',
   'patch /v1/policies/{policy_id}',
+  'patch /v1/actions/{action_id}',
   'post /v1/clusters',
   'patch /v1/clusters/{cluster_id}',
   'post /v1/clusters/{cluster_id}/actions',

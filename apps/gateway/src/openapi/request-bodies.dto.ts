@@ -336,3 +336,14 @@ export class EvaluationRequest {
   @ApiPropertyOptional({ type: 'integer', description: 'Seed for deterministic random choices and ids.' })
   seed?: number;
 }
+
+export class ActionUpdateFields {
+  @ApiProperty({ enum: ['CANCELLED'], description: 'The only status an action can be set to: cancel it.' })
+  status!: string;
+}
+
+/** PATCH /v1/actions/{id} (>= 1.12). */
+export class ActionUpdateRequest {
+  @ApiProperty({ type: ActionUpdateFields })
+  action!: ActionUpdateFields;
+}

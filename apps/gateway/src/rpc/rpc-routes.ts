@@ -290,6 +290,14 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       path: ['action_id'],
       run: async ({ req, path }) => ok(await t.actions.get(req, path.action_id)),
     }),
+    'action.cancel': route({
+      operation: 'actions:update',
+      rest: 'PATCH /v1/actions/{action_id}',
+      path: ['action_id'],
+      query: true,
+      body: true,
+      run: async ({ req, path, body, query }) => accepted(null, await t.actions.cancel(req, path.action_id, body, query)),
+    }),
     'action.replay': route({
       operation: 'actions:replay',
       rest: 'POST /v1/actions/{action_id}/replay',

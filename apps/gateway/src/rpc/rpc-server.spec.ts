@@ -156,7 +156,7 @@ describe('gateway RPC over the message bus', () => {
           (v) => `cluster.${v}`,
         ),
         'cluster_policy.list', 'cluster_policy.show',
-        'action.list', 'action.show', 'action.replay', 'action.decision', 'evaluation.create',
+        'action.list', 'action.show', 'action.replay', 'action.cancel', 'action.decision', 'evaluation.create',
         'event.list', 'event.show',
       ];
       expect(patterns).toEqual([...expected].sort());

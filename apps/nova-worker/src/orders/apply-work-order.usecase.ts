@@ -102,6 +102,9 @@ export class ApplyWorkOrderUseCase {
         reused++;
         return { create, serverId: found.id, error: null as string | null };
       }
+      // the safe point of a cancel (or a timeout): no new server for an action that has ended
+      const ended = await this.endedStatus(order.action_id);
+      if (ended) return { create, serverId: null, error: `The action ended ${ended} before the server of node ${create.name} was requested.` };
       try {
         const request = buildServerRequest(create, { clusterId: order.cluster_id, actionId: order.action_id }, resolveGroup);
         const { id } = await nova.createServer(request);
@@ -213,6 +216,13 @@ export class ApplyWorkOrderUseCase {
       recorded: failed,
     });
     return { ...none, applied: failed, failed: failed ? order.create_servers.length : 0 };
+  }
+
+  /** The action's status when it has ended (SUCCEEDED, FAILED, CANCELLED), else null. */
+  private async endedStatus(actionId: string): Promise<string | null> {
+    const rows: Array<{ status: string }> = await this.dataSource.query('SELECT status FROM actions WHERE id = $1', [actionId]);
+    const status = rows[0]?.status;
+    return status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED' ? status : null;
   }
 
   private async ensureGroups(nova: NovaPort, order: WorkOrderMessage, log: Logger): Promise<Record<string, string>> {

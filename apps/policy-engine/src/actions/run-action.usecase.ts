@@ -20,7 +20,7 @@ import {
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import { decideAction, defaultIds, type Evaluator, type IdSource } from '@trellis/decisions';
-import { needsNova, type EnginePlan } from '@trellis/decisions';
+import { emptyPlan, needsNova, type EnginePlan } from '@trellis/decisions';
 import { loadSnapshot, type Snapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
@@ -67,6 +67,7 @@ export class RunActionUseCase {
       const { fresh, row: action } = await markProcessedAndLockAction(m, ENGINE_ACTIONS_CONSUMER, message.message_id, message.action_id);
       if (!fresh) return { kind: 'duplicate' } as const;
       if (!action) throw new ActionGone(message.action_id);
+      if (message.cause === 'cancel') return this.cancel(m, action);
       if (action.status === 'RUNNING') return this.reorder(m, action, message);
       if (action.status !== 'READY') return { kind: 'not-runnable', status: action.status } as const;
       // one read of everything the decision looks at; the drift check before it needs the bindings
@@ -88,7 +89,7 @@ export class RunActionUseCase {
   ): Promise<RunActionResult> {
     const now = loaded?.now ?? new Date();
     const snapshot = loaded?.snapshot ?? (await loadSnapshot(m, action, 'pre_op', now));
-    const decision = decideAction(action, snapshot, this.evaluator, this.ids);
+    const decision = decideSafely(action, snapshot, this.evaluator, this.ids);
     await storeDecision(m, action, decision, now);
     await this.options.drift?.observe(m, action, snapshot, now);
 
@@ -109,6 +110,7 @@ export class RunActionUseCase {
     }
     const cluster = action.cluster_id ? await this.applyClusterUpdate(m, action, decision.plan, now) : null;
     await this.insertNodes(m, action, decision.plan, now, cluster);
+    if (decision.plan.membership) await applyMembership(m, action, decision.plan.membership, now);
     await this.markVictims(m, action, decision.plan, now);
     await writeActionState(m, action);
 
@@ -120,6 +122,26 @@ export class RunActionUseCase {
     const profile = snapshot.cluster && !action.action.startsWith('NODE_') ? profileProperties(snapshot.cluster.profile.spec) : undefined;
     await this.order(m, action, decision.plan, message.correlation_id, now, profile);
     return { kind: 'ordered', creates: decision.plan.create_nodes.length, deletes: decision.plan.delete_nodes.length };
+  }
+
+  /**
+   * A cancel request (PATCH /v1/actions/{id}) for a RUNNING action: it ends CANCELLED now. Its
+   * nodes whose server was not asked for yet fail with the reason; nodes whose server Nova accepted
+   * keep it (the build poller records how they end); the worker asks Nova for nothing more once it
+   * sees the action ended. The cluster is released as at any end of an action.
+   */
+  private async cancel(m: EntityManager, action: ActionEntity): Promise<RunActionResult> {
+    if (action.status !== 'RUNNING' && action.status !== 'READY') return { kind: 'not-runnable', status: action.status };
+    const now = new Date();
+    const reason = 'Action execution cancelled';
+    await m.query(
+      `UPDATE nodes SET status = 'ERROR', status_reason = $2, updated_at = $3 WHERE action_id = $1 AND status = 'INIT' AND physical_id IS NULL`,
+      [action.id, reason, now],
+    );
+    const decided = await m.getRepository(DecisionEntity).findOneBy({ action_id: action.id });
+    const plan = (decided?.plan as unknown as EnginePlan | undefined) ?? emptyPlan();
+    await finishAction(m, action, { status: 'CANCELLED', reason, plan, now });
+    return { kind: 'finished', status: 'CANCELLED', reason };
   }
 
   /**
@@ -156,6 +178,7 @@ export class RunActionUseCase {
       CLUSTER_SCALE_IN: 'RESIZING',
       CLUSTER_RESIZE: 'RESIZING',
       CLUSTER_DEL_NODES: 'RESIZING',
+      CLUSTER_RECOVER: 'RECOVERING',
     };
     const set: Partial<ClusterEntity> = { ...(plan.cluster_update ?? {}), updated_at: now };
     if (busy[action.action]) {
@@ -244,7 +267,7 @@ export class RunActionUseCase {
       project: action.project,
       user: action.user,
       action: action.action,
-      kind: plan.create_nodes.length && plan.delete_nodes.length ? 'mixed' : plan.create_nodes.length ? 'create' : plan.delete_nodes.length ? 'delete' : 'cloud',
+      kind: plan.create_nodes.length && plan.delete_nodes.length ? 'mixed' : plan.create_nodes.length ? 'create' : plan.delete_nodes.length ? 'delete' : plan.server_ops?.length ? 'ops' : 'cloud',
       create_groups: plan.create_groups,
       create_servers: plan.create_nodes.map((n) => ({
         node_id: n.node_id,
@@ -255,6 +278,7 @@ export class RunActionUseCase {
       })),
       delete_servers: plan.delete_nodes,
       delete_groups: plan.delete_groups,
+      ...(plan.server_ops?.length ? { server_ops: plan.server_ops } : {}),
       build_timeout: this.options.buildTimeoutSeconds,
     };
     await addToOutbox(m, {
@@ -286,6 +310,43 @@ interface ReservedIndexes {
 
 const profileProperties = (spec: Record<string, unknown>): Record<string, unknown> =>
   (spec.properties as Record<string, unknown>) ?? {};
+
+/**
+ * A decision is a pure function of its snapshot: one that throws would throw on every delivery, so
+ * the action fails with the error instead of its message cycling through retries and the dead-letter
+ * queue.
+ */
+function decideSafely(action: ActionEntity, snapshot: Snapshot, evaluator: Evaluator, ids: IdSource) {
+  try {
+    return decideAction(action, snapshot, evaluator, ids);
+  } catch (e) {
+    const plan = emptyPlan();
+    const reason = `The policy engine could not decide ${action.action}: ${e instanceof Error ? e.message : String(e)}`;
+    return { hook: 'none' as const, input: snapshot, output: {}, trace: [], plan, failure: reason };
+  }
+}
+
+/**
+ * Nodes join or leave the action's cluster (Senlin's NODE_JOIN / NODE_LEAVE): joiners get the next
+ * indexes, leavers become orphans with index -1; their servers are not touched.
+ */
+async function applyMembership(m: EntityManager, action: ActionEntity, membership: { join: string[]; leave: string[] }, now: Date) {
+  if (membership.leave.length) {
+    await m.query(
+      `UPDATE nodes SET cluster_id = NULL, index = -1, status_reason = 'Node left cluster', updated_at = $3
+        WHERE id = ANY($1) AND cluster_id = $2`,
+      [membership.leave, action.cluster_id, now],
+    );
+  }
+  for (const id of membership.join) {
+    await m.query(
+      `WITH c AS (UPDATE clusters SET next_index = next_index + 1 WHERE id = $2 RETURNING next_index - 1 AS idx)
+       UPDATE nodes SET cluster_id = $2, index = (SELECT idx FROM c), status_reason = 'Node joined cluster', updated_at = $3
+        WHERE id = $1 AND cluster_id IS NULL`,
+      [id, action.cluster_id, now],
+    );
+  }
+}
 
 /** The action a message points at does not exist: nothing to retry, the message is dead-lettered. */
 export class ActionGone extends Error {

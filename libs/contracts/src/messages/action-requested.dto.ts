@@ -1,8 +1,8 @@
 import { IsIn, IsOptional, IsString, IsUUID } from 'class-validator';
 import { MessageEnvelope } from './envelope.dto';
 
-/** Why an action message was (re)published: first submission, a replay, or lease-expiry resume. */
-export const ActionMessageCauses = ['submitted', 'replay', 'resume'] as const;
+/** Why an action message was (re)published: first submission, a replay, lease-expiry resume, or a cancel request. */
+export const ActionMessageCauses = ['submitted', 'replay', 'resume', 'cancel'] as const;
 export type ActionMessageCause = (typeof ActionMessageCauses)[number];
 
 /**

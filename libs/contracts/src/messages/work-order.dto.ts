@@ -61,6 +61,26 @@ export class ServerDeleteDto {
   destroy: boolean;
 }
 
+/**
+ * An operation on a node's existing server (NODE_CHECK, NODE_RECOVER, NODE_OPERATION): `check`
+ * looks the server up, `rebuild`/`reboot`/`start`/`stop`/... are Nova server actions with the
+ * profile operation's parameters.
+ */
+export class ServerOpDto {
+  @IsUUID()
+  node_id: string;
+
+  @IsOptional()
+  @IsString()
+  physical_id: string | null;
+
+  @IsString()
+  op: string;
+
+  @IsObject()
+  params: Record<string, unknown> = {};
+}
+
 export class ServerGroupCreateDto {
   /** placeholder the engine used in the decision; the worker reports the real id under this ref */
   @IsString()
@@ -105,8 +125,8 @@ export class WorkOrderMessage extends MessageEnvelope {
   @IsString()
   action: string;
 
-  @IsIn(['create', 'delete', 'mixed', 'cloud'])
-  kind: 'create' | 'delete' | 'mixed' | 'cloud';
+  @IsIn(['create', 'delete', 'mixed', 'cloud', 'ops'])
+  kind: 'create' | 'delete' | 'mixed' | 'cloud' | 'ops';
 
   @IsArray()
   @ValidateNested({ each: true })
@@ -127,6 +147,13 @@ export class WorkOrderMessage extends MessageEnvelope {
   @ValidateNested({ each: true })
   @Type(() => ServerGroupDeleteDto)
   delete_groups: ServerGroupDeleteDto[] = [];
+
+  /** operations on existing servers (absent in orders of engines before node operations) */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ServerOpDto)
+  server_ops?: ServerOpDto[];
 
   /** seconds a server may stay in BUILD before the worker gives up on it */
   @IsInt()
