@@ -36,6 +36,10 @@ import { FindingsService } from './findings/findings.service';
 import { DecisionsService } from './decisions/decisions.service';
 import { TrustBroker } from './trusts/trust-broker';
 import { HostVisibility } from './shared/host-visibility';
+import { ReceiversController } from './receivers/receivers.controller';
+import { ReceiversService } from './receivers/receivers.service';
+import { WebhooksController } from './receivers/webhooks.controller';
+import { WebhooksService } from './receivers/webhooks.service';
 
 export interface GatewayDeps {
   config: TrellisConfig;
@@ -72,6 +76,8 @@ export const GATEWAY_CONTROLLERS = [
   EventsController,
   DecisionsController,
   FindingsController,
+  ReceiversController,
+  WebhooksController,
 ];
 
 export function gatewayLogger(deps: GatewayDeps): Logger {
@@ -109,6 +115,8 @@ export class GatewayModule implements NestModule {
       NodesService,
       ActionsService,
       PoliciesService,
+      ReceiversService,
+      WebhooksService,
       RpcServer,
     ];
     return {

@@ -144,13 +144,13 @@ export const OPERATION_RULES: readonly RuleDefault[] = [
   op('events:index', READ, 'List events.', 'GET', '/v1/events'),
   op('events:get', READ, 'Show an event.', 'GET', '/v1/events/{event_id}'),
 
-  op('receivers:index', READ, 'List receivers (not served by Trellis).', 'GET', '/v1/receivers'),
-  op('receivers:create', WRITE, 'Create a receiver (not served by Trellis).', 'POST', '/v1/receivers'),
-  op('receivers:get', READ, 'Show a receiver (not served by Trellis).', 'GET', '/v1/receivers/{receiver_id}'),
-  op('receivers:update', WRITE, 'Update a receiver (not served by Trellis).', 'PATCH', '/v1/receivers/{receiver_id}'),
-  op('receivers:delete', WRITE, 'Delete a receiver (not served by Trellis).', 'DELETE', '/v1/receivers/{receiver_id}'),
-  op('receivers:notify', WRITE, 'Notify a message receiver (not served by Trellis).', 'POST', '/v1/receivers/{receiver_id}/notify'),
-  op('webhooks:trigger', WRITE, 'Trigger a webhook receiver (not served by Trellis).', 'POST', '/v1/webhooks/{webhook_id}/trigger'),
+  op('receivers:index', READ, 'List receivers.', 'GET', '/v1/receivers'),
+  op('receivers:create', WRITE, 'Create a webhook receiver.', 'POST', '/v1/receivers'),
+  op('receivers:get', READ, 'Show a receiver.', 'GET', '/v1/receivers/{receiver_id}'),
+  op('receivers:update', WRITE, 'Update a receiver.', 'PATCH', '/v1/receivers/{receiver_id}'),
+  op('receivers:delete', WRITE, 'Delete a receiver.', 'DELETE', '/v1/receivers/{receiver_id}'),
+  op('receivers:notify', WRITE, 'Notify a message receiver (Trellis has none: 400 for a webhook receiver).', 'POST', '/v1/receivers/{receiver_id}/notify'),
+  op('webhooks:trigger', WRITE, 'Trigger a webhook receiver: checked with the receiver owner\'s delegated roles, as the route carries no token.', 'POST', '/v1/webhooks/{webhook_id}/trigger'),
   op('services:index', CLOUD_ADMIN, 'List the engine services (not served by Trellis).', 'GET', '/v1/services'),
 ];
 

@@ -82,8 +82,13 @@ async function makeFixtures(h: GatewayHarness): Promise<Fixtures> {
     trace: [],
     created_at: new Date(),
   });
+  const receiver = await alice.post('/v1/receivers', {
+    receiver: { name: 'rbac-r', type: 'webhook', cluster_id: clusterId, action: 'CLUSTER_SCALE_OUT' },
+  });
+  expect(receiver.status).toBe(201);
   return {
     ids: {
+      receiver_id: receiver.body.receiver.id,
       profile_id: profile.body.profile.id,
       policy_id: policy.body.policy.id,
       cluster_id: clusterId,

@@ -21,7 +21,7 @@ export class SenlinExceptionFilter implements ExceptionFilter {
 }
 
 export function writeError(exception: unknown, req: HttpRequest, res: HttpResponse, logger: Logger): void {
-  const { status, body } = describeError(exception, logger, { request_id: req.trellis?.requestId, method: req.method, path: req.path });
+  const { status, body } = describeError(exception, logger, { request_id: req.trellis?.requestId, method: req.method, path: redactWebhook(req.path) });
   if (res.headersSent) return;
   res.status(status).json(body);
 }
@@ -76,4 +76,9 @@ function bodyParserStatus(e: unknown): number | null {
   const { type, status } = e as { type?: unknown; status?: unknown };
   if (typeof type !== 'string' || !type.startsWith('entity.') && type !== 'encoding.unsupported' && type !== 'charset.unsupported') return null;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+}
+
+/** A webhook's path holds its credential (the receiver id, docs/SECURITY.md): never logged. */
+export function redactWebhook(path: string): string {
+  return path.replace(/\/webhooks\/[^/]+/, '/webhooks/<redacted>');
 }

@@ -28,6 +28,9 @@ const TAKES_BODY = new Set([
   'patch /v1/nodes/{node_id}',
   'post /v1/actions/{action_id}/replay',
   'post /v1/evaluations',
+  'post /v1/receivers',
+  'patch /v1/receivers/{receiver_id}',
+  'post /v1/webhooks/{webhook_id}/trigger',
 ]);
 
 describe('the OpenAPI document', () => {

@@ -51,7 +51,10 @@ describe('policy rules over RPC', () => {
     });
     const cluster = await call(TOKENS.alice, 'cluster.create', undefined, { cluster: { name: 'c', profile_id: profile.body.profile.id } });
     const node = await call(TOKENS.alice, 'node.create', undefined, { node: { name: 'n', profile_id: profile.body.profile.id } });
-    expect([profile.status, policy.status, cluster.status, node.status]).toEqual([201, 201, 202, 202]);
+    const receiver = await call(TOKENS.alice, 'receiver.create', undefined, {
+      receiver: { name: 'r', type: 'webhook', cluster_id: cluster.body.cluster.id, action: 'CLUSTER_SCALE_OUT' },
+    });
+    expect([profile.status, policy.status, cluster.status, node.status, receiver.status]).toEqual([201, 201, 202, 202, 201]);
     await db.dataSource.getRepository(ActionEntity).update({ id: cluster.action_id! }, { status: 'SUCCEEDED' });
     Object.assign(ids, {
       profile_id: profile.body.profile.id,
@@ -60,6 +63,7 @@ describe('policy rules over RPC', () => {
       node_id: node.body.node.id,
       action_id: cluster.action_id!,
       event_id: randomUUID(),
+      receiver_id: receiver.body.receiver.id,
     });
     readyAction = node.action_id!;
     await db.dataSource.getRepository(ClusterPolicyEntity).insert({

@@ -12,6 +12,8 @@ import { PoliciesService } from '../policies/policies.service';
 import { PolicyTypesController } from '../policies/policy-types.controller';
 import { ProfileTypesController } from '../profiles/profile-types.controller';
 import { ProfilesService } from '../profiles/profiles.service';
+import { receiverRpcRoutes } from '../receivers/receiver-rpc-routes';
+import { ReceiversService } from '../receivers/receivers.service';
 
 /** One RPC request after the envelope, the microversion and the token were checked. */
 export interface RpcCall {
@@ -59,6 +61,7 @@ export interface RpcTargets {
   actions: ActionsService;
   decisions: DecisionsService;
   events: EventsController;
+  receivers: ReceiversService;
 }
 
 /** The REST `POST /v1/clusters/{id}/actions` keys, each its own pattern `cluster.<key>`. */
@@ -324,6 +327,7 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       path: ['event_id'],
       run: async ({ req, path }) => ok(await t.events.show(req, path.event_id)),
     }),
+    ...receiverRpcRoutes(() => t.receivers),
   };
   for (const key of CLUSTER_ACTION_KEYS) {
     routes[`cluster.${key}`] = route({

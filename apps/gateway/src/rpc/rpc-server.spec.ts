@@ -158,6 +158,7 @@ describe('gateway RPC over the message bus', () => {
         'cluster_policy.list', 'cluster_policy.show',
         'action.list', 'action.show', 'action.replay', 'action.cancel', 'action.decision', 'evaluation.create',
         'event.list', 'event.show',
+        ...['create', 'list', 'show', 'update', 'delete', 'notify'].map((v) => `receiver.${v}`),
       ];
       expect(patterns).toEqual([...expected].sort());
     });

@@ -27,6 +27,7 @@ import { ProfileTypesController } from '../profiles/profile-types.controller';
 import { ProfilesService } from '../profiles/profiles.service';
 import { RPC_REQUEST_KEYS, RpcRequestMessage, type RpcReply, type RpcReplyHeaders } from './rpc-message';
 import { rpcRoutes, type RpcRoute } from './rpc-routes';
+import { ReceiversService } from '../receivers/receivers.service';
 
 /** What a correlation id must look like to follow the action through every service's messages. */
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -88,6 +89,7 @@ export class RpcServer implements OnModuleInit {
       actions: get(ActionsService),
       decisions: get(DecisionsService),
       events: get(EventsController),
+      receivers: get(ReceiversService),
     });
   }
 

@@ -115,6 +115,8 @@ async function applySuccess(m: EntityManager, action: ActionEntity, f: Finish): 
     await bindings.delete({ cluster_id: action.cluster_id });
     await m.getRepository(NodeEntity).update({ cluster_id: action.cluster_id }, { cluster_id: null });
     await m.getRepository(ClusterEntity).delete({ id: action.cluster_id });
+    // Senlin's cluster delete removes the cluster's receivers: their webhooks would only fail now
+    await m.query('DELETE FROM receivers WHERE cluster_id = $1', [action.cluster_id]);
   }
 }
 

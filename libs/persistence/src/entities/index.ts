@@ -11,6 +11,7 @@ import { OutboxEntity } from './outbox.entity';
 import { PolicyEntity } from './policy.entity';
 import { ProcessedMessageEntity } from './processed-message.entity';
 import { ProfileEntity } from './profile.entity';
+import { ReceiverEntity } from './receiver.entity';
 import { TrustEntity } from './trust.entity';
 import { WorkOrderEntity } from './work-order.entity';
 
@@ -30,6 +31,7 @@ export {
   ProfileEntity,
   WorkOrderEntity,
   TrustEntity,
+  ReceiverEntity,
 };
 
 export { row, type JsonObject } from './columns';
@@ -50,4 +52,5 @@ export const ALL_ENTITIES = [
   ActionStepEntity,
   ClusterFindingEntity,
   TrustEntity,
+  ReceiverEntity,
 ];

@@ -3,6 +3,7 @@ import { DriftFindings1795400000000 } from './1795400000000-drift-findings';
 import { ProjectCloudFacts1795500000000 } from './1795500000000-project-cloud-facts';
 import { Trusts1795600000000 } from './1795600000000-trusts';
 import { WorkOrderLeases1795700000000 } from './1795700000000-work-order-leases';
+import { Receivers1795800000000 } from './1795800000000-receivers';
 
 /** In the order they run. A new migration gets a later timestamp and goes at the end. */
 export const ALL_MIGRATIONS = [
@@ -11,6 +12,7 @@ export const ALL_MIGRATIONS = [
   ProjectCloudFacts1795500000000,
   Trusts1795600000000,
   WorkOrderLeases1795700000000,
+  Receivers1795800000000,
 ];
 
-export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000 };
+export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000, Receivers1795800000000 };

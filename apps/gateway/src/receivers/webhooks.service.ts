@@ -1,0 +1,118 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Credentials, PolicyEnforcer } from '@trellis/authz';
+import { badRequest, forbidden, notFound, type AuthContext } from '@trellis/common';
+import { ClusterEntity, ReceiverEntity, TrustEntity } from '@trellis/persistence/entities';
+import type { ApiVersion } from '../core/api-version';
+import type { ApiRequest } from '../core/request.decorators';
+import { POLICY_ENFORCER } from '../core/tokens';
+import { ClusterActionsService } from '../clusters/cluster-actions.service';
+import { UnitOfWork } from '../infra/unit-of-work';
+import { checkKeys, isMap, type Json } from '../shared/body';
+import { isUuid } from '../shared/list-query';
+import { lookup } from '../shared/lookup';
+import { WEBHOOK_ACTION_KEYS } from './receiver-actions';
+
+export interface WebhookTrigger {
+  /** the receiver id from the URL: the webhook's credential */
+  receiverId: string;
+  /** the URL's `V` values */
+  webhookVersion: string[];
+  body: unknown;
+  requestId: string;
+  baseUrl: string;
+  version: ApiVersion;
+}
+
+/**
+ * `POST /v1/webhooks/{id}/trigger?V=2`, which carries no token (docs/SECURITY.md, Webhooks): the
+ * full receiver id is the credential, and the action runs as the receiver's owner with the
+ * owner's stored Keystone trust, through the same request checks and pipeline as
+ * `POST /v1/clusters/{id}/actions`.
+ */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clusterActions: ClusterActionsService,
+    @Inject(POLICY_ENFORCER) private readonly enforcer: PolicyEnforcer,
+  ) {}
+
+  async trigger(t: WebhookTrigger): Promise<string> {
+    const v = t.webhookVersion;
+    if (v.length === 0) throw badRequest('V query parameter is required in webhook trigger URL', 'HTTPBadRequest');
+    if (v.length > 1 || (v[0] !== '1' && v[0] !== '2')) {
+      throw badRequest(`Webhook version '${v.join(',')}' is not supported: the V query parameter must be 1 or 2.`, 'HTTPBadRequest');
+    }
+    const params = triggerParams(t.body, v[0], t.version);
+
+    // exact id only: never a name or a short id, which would turn the credential into a guess
+    const receiver = isUuid(t.receiverId)
+      ? await this.uow.manager.getRepository(ReceiverEntity).findOneBy({ id: t.receiverId.toLowerCase() })
+      : null;
+    if (!receiver || receiver.type !== 'webhook' || receiver.cluster_id === null || receiver.action === null) {
+      throw notFound('receiver', t.receiverId);
+    }
+    const trust = await this.uow.manager.getRepository(TrustEntity).findOneBy({ user_id: receiver.user, project_id: receiver.project });
+    if (!trust) {
+      throw forbidden(
+        `The owner of this webhook (user ${receiver.user} in project ${receiver.project}) has no Keystone trust for Trellis any more; ` +
+          'their next request that starts an action, or re-creating the receiver, makes a new one.',
+      );
+    }
+    const owner = ownerOf(receiver, trust.roles);
+    const credentials: Credentials = {
+      roles: owner.roles,
+      project_id: owner.projectId,
+      user_id: owner.userId,
+      domain_id: owner.domainId,
+      is_admin_project: false,
+      system_scope: null,
+    };
+    const target = { project_id: receiver.project, user_id: receiver.user };
+    const allows = (rule: string) => this.enforcer.enforce(rule, credentials, target);
+    if (!allows('webhooks:trigger')) throw forbidden();
+
+    const cluster = await lookup(this.uow.manager, ClusterEntity, receiver.cluster_id, { project: receiver.project, byName: false });
+    if (!cluster) throw badRequest(`The referenced cluster '${receiver.cluster_id}' could not be found.`);
+    const key = WEBHOOK_ACTION_KEYS[receiver.action];
+    if (!key) throw badRequest(`The webhook's action ${receiver.action} cannot be run by Trellis.`);
+
+    const req: ApiRequest = { requestId: t.requestId, baseUrl: t.baseUrl, version: t.version, caller: owner, allows };
+    return this.clusterActions.perform(req, cluster.id, { [key]: { ...receiver.params, ...params } });
+  }
+}
+
+/**
+ * The parameters a trigger adds over the receiver's. Senlin: with V=1 below microversion 1.10 the
+ * body is `{"params": {...}}`; otherwise the body itself is the parameters. `{"params": {...}}` is
+ * read as the parameters with V=2 too (no cluster action has a parameter called params).
+ */
+function triggerParams(body: unknown, webhookVersion: string, version: ApiVersion): Json {
+  if (body === undefined || body === null || (isMap(body) && Object.keys(body).length === 0)) return {};
+  if (!isMap(body)) throw badRequest('The data provided is not a map', 'HTTPBadRequest');
+  const wrapped = Object.keys(body).length === 1 && 'params' in body && (body.params === null || isMap(body.params));
+  if (webhookVersion === '1' && !version.atLeast('1.10')) {
+    checkKeys(body, ['params']);
+    if (!wrapped) throw badRequest(`The value for params must be a map.`);
+    return (body.params as Json | null) ?? {};
+  }
+  return wrapped ? ((body.params as Json | null) ?? {}) : body;
+}
+
+/** The receiver's owner as the caller of the action: no token, the roles the owner's trust delegates. */
+function ownerOf(r: ReceiverEntity, roles: string[]): AuthContext {
+  return {
+    token: '',
+    userId: r.user,
+    userName: '',
+    projectId: r.project,
+    projectName: '',
+    domainId: r.domain,
+    roles,
+    isAdmin: false,
+    isProjectAdmin: roles.includes('admin'),
+    systemScope: null,
+    isAdminProject: false,
+    expiresAt: new Date(),
+  };
+}
