@@ -1,6 +1,6 @@
 import { loadEnforcer } from '@trellis/authz';
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
-import { TrustedNovaPool, createKeystoneTrusts, createNovaClient, createTokenValidator } from '@trellis/nova';
+import { TrustedNovaPool, createCloudCatalog, createKeystoneTrusts, createNovaClient, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry, loadPolicyPlugins, type PolicyClass } from '@trellis/policies';
 import { openInfrastructure, type Infrastructure } from '@trellis/runtime';
 import { startGateway } from '../apps/gateway/src/bootstrap';
@@ -94,6 +94,7 @@ export async function startEmbedded(
       enforcer,
       tokenValidator: createTokenValidator(openstack, { adminProject: config.rbac.adminProject }),
       trusts,
+      cloudCatalog: createCloudCatalog(openstack, { logger: novaLogger }),
     });
     closers.push(() => gateway.close());
     return { url: gateway.url, config, infra, simulator, registry, close };

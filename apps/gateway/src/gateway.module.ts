@@ -1,6 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { TOKEN_VALIDATOR, createLogger, type Logger, type TokenValidator, type TrellisConfig, type TrustIssuer } from '@trellis/common';
+import { TOKEN_VALIDATOR, createLogger, type CloudCatalog, type Logger, type TokenValidator, type TrellisConfig, type TrustIssuer } from '@trellis/common';
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
 import { ActionSubmitter } from './actions/action-submitter';
@@ -10,13 +10,14 @@ import { ClusterActionsService } from './clusters/cluster-actions.service';
 import { ClusterPoliciesController } from './clusters/cluster-policies.controller';
 import { ClustersController } from './clusters/clusters.controller';
 import { ClustersService } from './clusters/clusters.service';
+import { ClusterCollectService } from './clusters/cluster-collect.service';
 import { loadEnforcer, type PolicyEnforcer } from '@trellis/authz';
 import { ApiGuard } from './core/api.guard';
 import { PolicyGuard } from './core/policy.guard';
 import { DEFAULT_GATEWAY_CONFIG, GATEWAY_CONFIG, type GatewayConfig } from './core/gateway-config';
 import { RequestContextMiddleware } from './core/request-context.middleware';
 import { SenlinExceptionFilter } from './core/senlin-exception.filter';
-import { DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_ENFORCER, POLICY_REGISTRY } from './core/tokens';
+import { CLOUD_CATALOG, DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_ENFORCER, POLICY_REGISTRY } from './core/tokens';
 import { EventsController } from './events/events.controller';
 import type { PolicyRegistry } from './infra/policies.adapter';
 import { UnitOfWork } from './infra/unit-of-work';
@@ -27,9 +28,11 @@ import { PoliciesService } from './policies/policies.service';
 import { PolicyTypesController } from './policies/policy-types.controller';
 import { ProfileTypesController } from './profiles/profile-types.controller';
 import { ProfilesController } from './profiles/profiles.controller';
+import { ProfileCloudCheck } from './profiles/profile-cloud-check';
 import { ProfilesService } from './profiles/profiles.service';
 import { RpcServer } from './rpc/rpc-server';
 import { VersionsController } from './versions/versions.controller';
+import { BuildInfoController } from './build-info/build-info.controller';
 import { DecisionsController } from './decisions/decisions.controller';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
@@ -48,6 +51,8 @@ export interface GatewayDeps {
   tokenValidator: TokenValidator;
   /** Keystone's OS-TRUST: the gateway makes a trust from each user who starts an action (docs/SECURITY.md) */
   trusts: TrustIssuer;
+  /** Glance, Nova and Neutron as the caller sees them: profile specs are checked against them (Senlin's do_validate) */
+  cloudCatalog: CloudCatalog;
   registry: PolicyRegistry;
   /** the API policy; defaults to the rules of config.rbac.policyFile (TRELLIS_POLICY_FILE), read at start */
   enforcer?: PolicyEnforcer;
@@ -78,6 +83,7 @@ export const GATEWAY_CONTROLLERS = [
   FindingsController,
   ReceiversController,
   WebhooksController,
+  BuildInfoController,
 ];
 
 export function gatewayLogger(deps: GatewayDeps): Logger {
@@ -99,6 +105,7 @@ export class GatewayModule implements NestModule {
       { provide: POLICY_REGISTRY, useValue: deps.registry },
       { provide: GATEWAY_LOGGER, useValue: logger },
       { provide: POLICY_ENFORCER, useValue: enforcer },
+      { provide: CLOUD_CATALOG, useValue: deps.cloudCatalog },
       { provide: TrustBroker, useValue: new TrustBroker(deps.trusts, logger.child({ component: 'trusts' })) },
       // global guards run in this order: authenticate, then check the operation's policy rule
       { provide: APP_GUARD, useClass: ApiGuard },
@@ -110,8 +117,10 @@ export class GatewayModule implements NestModule {
       DecisionsService,
       FindingsService,
       ProfilesService,
+      ProfileCloudCheck,
       ClustersService,
       ClusterActionsService,
+      ClusterCollectService,
       NodesService,
       ActionsService,
       PoliciesService,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
+import { createCloudCatalog, createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startGateway } from './bootstrap';
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     bus: infra.bus,
     tokenValidator,
     trusts: createKeystoneTrusts(config.openstack, { logger }),
+    cloudCatalog: createCloudCatalog(config.openstack, { logger }),
     registry,
     enforcer,
     logger,

@@ -34,6 +34,12 @@ export const stableUuid = (kind: string, name: string): string => {
 
 export const IMAGE = { id: stableUuid('image', 'cirros-fake'), name: 'cirros-fake' };
 
+/** The shared networks of the reference cloud (devstack's names), owned by the admin project. */
+export const NETWORKS = [
+  { id: stableUuid('network', 'private'), name: 'private', external: false, projectId: stableId('project', 'admin') },
+  { id: stableUuid('network', 'public'), name: 'public', external: true, projectId: stableId('project', 'admin') },
+];
+
 export type ServerStatus = 'BUILD' | 'ACTIVE' | 'ERROR' | 'DELETED';
 export type TaskState = 'scheduling' | 'spawning' | 'deleting' | null;
 

@@ -8,6 +8,7 @@ import type { Fault } from './faults';
 import type { SimRequest, SimResponse } from './http-kit';
 import { stableId } from './identity';
 import { handleImage } from './image.routes';
+import { handleNetwork } from './network.routes';
 import { handleIdentity, keystoneError, type IdentityContext } from './keystone.routes';
 import { Microversion } from './microversion';
 import { SimulatorState } from './simulator-state';
@@ -149,6 +150,7 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
     if (under('/identity')) return handleIdentity(req, p.slice('/identity'.length), identityCtx);
     if (under('/compute')) return handleCompute(req, p.slice('/compute'.length), computeCtx, identityCtx.authUrl);
     if (under('/image')) return handleImage(req, p.slice('/image'.length), state.identity);
+    if (under('/network')) return handleNetwork(req, p.slice('/network'.length), state.identity);
     if (p === '/' || p === '') {
       return { status: 200, body: { identity: identityCtx.authUrl, compute: computeCtx.urls.computeUrl, image: imageUrl } };
     }
@@ -248,6 +250,7 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
       catalogEntry('identity', 'keystone', `${authUrl}/`),
       catalogEntry('compute', 'nova', computeUrl),
       catalogEntry('image', 'glance', imageUrl),
+      catalogEntry('network', 'neutron', `${url}/network`),
     ];
     if (options.clusteringUrl) entries.push(catalogEntry('clustering', 'senlin', options.clusteringUrl));
     return entries;

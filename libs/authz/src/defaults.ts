@@ -49,7 +49,7 @@ const op = (name: string, check: string, description: string, method: string, pa
  * actions, ...) keep their rule so that a Senlin policy file loads unchanged.
  */
 export const OPERATION_RULES: readonly RuleDefault[] = [
-  op('build_info:build_info', READ, 'Show build information (not served by Trellis).', 'GET', '/v1/build-info'),
+  op('build_info:build_info', READ, 'Show build information.', 'GET', '/v1/build-info'),
   op('profile_types:index', READ, 'List profile types.', 'GET', '/v1/profile-types'),
   op('profile_types:get', READ, 'Show a profile type.', 'GET', '/v1/profile-types/{type_name}'),
   op('profile_types:ops', READ, "List a profile type's operations.", 'GET', '/v1/profile-types/{type_name}/ops'),
@@ -82,7 +82,7 @@ export const OPERATION_RULES: readonly RuleDefault[] = [
     'POST',
     '/v1/clusters/{cluster_id}/actions',
   ),
-  op('clusters:collect', READ, 'Collect an attribute of the nodes of a cluster (not served by Trellis).', 'GET', '/v1/clusters/{cluster_id}/attrs/{path}'),
+  op('clusters:collect', READ, 'Collect an attribute of the nodes of a cluster.', 'GET', '/v1/clusters/{cluster_id}/attrs/{path}'),
   op('clusters:operation', WRITE, 'Run a profile operation on a cluster (not served by Trellis).', 'POST', '/v1/clusters/{cluster_id}/ops'),
   op(
     'clusters:dry_run',

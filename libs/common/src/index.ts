@@ -3,3 +3,4 @@ export * from './errors';
 export * from './auth';
 export * from './trusts';
 export * from './logger';
+export * from './cloud-catalog';

@@ -17,3 +17,4 @@ export { createNovaClient, issueToken, NovaHttpClient, type NovaClientOptions } 
 export { createTokenValidator, KeystoneTokenValidator, type TokenValidatorOptions } from './token-validator';
 export { KeystoneTrusts, createKeystoneTrusts, type TrustRecord } from './trusts';
 export { TrustError, TrustedNovaPool, type TrustedNovaPoolOptions } from './trusted-nova';
+export { KeystoneCloudCatalog, createCloudCatalog } from './cloud-catalog';

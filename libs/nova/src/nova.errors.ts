@@ -1,8 +1,8 @@
 import { DomainError, type ErrorCode } from '@trellis/common';
 
-export type OpenStackService = 'compute' | 'identity' | 'image';
+export type OpenStackService = 'compute' | 'identity' | 'image' | 'network';
 
-const SERVICE_LABEL: Record<OpenStackService, string> = { compute: 'Nova', identity: 'Keystone', image: 'Glance' };
+const SERVICE_LABEL: Record<OpenStackService, string> = { compute: 'Nova', identity: 'Keystone', image: 'Glance', network: 'Neutron' };
 
 function codeFor(status: number | null): ErrorCode {
   if (status === null || status >= 500 || status === 429 || status === 413) return 'UNAVAILABLE';

@@ -5,7 +5,8 @@ import { isMap, toBool } from '../shared/body';
 import { ActionEntity, ClusterEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { parseListQuery, runList } from '../shared/list-query';
+import { ACTION_NAME_FILTER, parseListQuery, runList } from '../shared/list-query';
+import { ActionStatuses } from '@trellis/contracts';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { actionView } from '../shared/views';
@@ -14,6 +15,7 @@ import { ActionSubmitter } from './action-submitter';
 const LIST = {
   filters: ['name', 'cluster_id', 'target', 'action', 'status'],
   sortKeys: ['name', 'target', 'action', 'created_at', 'status'],
+  enums: { action: ACTION_NAME_FILTER, status: ActionStatuses },
 } as const;
 
 /** Senlin's signal_cancel: the statuses an action can be cancelled in. */

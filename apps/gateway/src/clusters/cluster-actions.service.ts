@@ -6,7 +6,7 @@ import { ActionSubmitter } from '../actions/action-submitter';
 import { DecisionsService } from '../decisions/decisions.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
-import { ADJUSTMENT_TYPES, CHANGE_IN_PERCENTAGE, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
+import { ADJUSTMENT_TYPES, CHANGE_IN_PERCENTAGE, checkResizeParams, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
 import { UnitOfWork, type Tx } from '../infra/unit-of-work';
 import {
   boolField,
@@ -54,7 +54,7 @@ export class ClusterActionsService {
    * trace — without storing an action or touching Nova.
    */
   async dryRun(req: ApiRequest, identity: string, body: unknown) {
-    const [key, data] = pickAction(body);
+    const [key, data] = pickAction(body, req);
     return this.uow.run(async (tx) => {
       const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
       const planned = await this.plan(tx, req, cluster, identity, key, data);
@@ -69,16 +69,12 @@ export class ClusterActionsService {
   }
 
   async perform(req: ApiRequest, identity: string, body: unknown): Promise<string> {
-    const [key, data] = pickAction(body);
-    // Senlin checks the replacement map's shape before it looks for the cluster
-    const replacements = key === 'replace_nodes' ? replaceMap(req, data) : null;
+    const [key, data] = pickAction(body, req);
     return this.uow.run(async (tx) => {
       // Locked as it is read (the submitter's conflict checks need the lock anyway): the request
       // checks then judge the cluster as it stays until this transaction ends.
       const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId, forUpdate: true });
-      const planned = replacements
-        ? await this.replaceNodes(tx, req, cluster, replacements)
-        : await this.plan(tx, req, cluster, identity, key, data);
+      const planned = await this.plan(tx, req, cluster, identity, key, data);
       const action = await this.submitter.submit(tx, req, {
         action: planned.action,
         target: cluster.id,
@@ -108,7 +104,6 @@ export class ClusterActionsService {
       case 'del_nodes':
         return this.delNodes(tx, req, cluster, data);
       case 'repair':
-        checkKeys(data, []);
         return { action: 'CLUSTER_REPAIR', inputs: {} };
       case 'recover':
         return { action: 'CLUSTER_RECOVER', inputs: recoverParams(data) };
@@ -120,7 +115,6 @@ export class ClusterActionsService {
   }
 
   private scale(cluster: ClusterEntity, key: 'scale_out' | 'scale_in', data: Json): Planned {
-    checkKeys(data, ['count']);
     const count = intField(data, 'count', { min: 0 });
     const action = key === 'scale_out' ? 'CLUSTER_SCALE_OUT' : 'CLUSTER_SCALE_IN';
     const error = checkScaleRequest(cluster, action, count, this.config.maxNodesPerCluster);
@@ -129,16 +123,8 @@ export class ClusterActionsService {
   }
 
   private async resize(tx: Tx, cluster: ClusterEntity, data: Json): Promise<Planned> {
-    checkKeys(data, ['adjustment_type', 'number', 'min_size', 'max_size', 'min_step', 'strict']);
     const limit = this.config.maxNodesPerCluster;
-    const params = {
-      adjustment_type: enumField(data, 'adjustment_type', ADJUSTMENT_TYPES),
-      number: numberField(data, 'number'),
-      min_size: intField(data, 'min_size', { min: 0, capacity: true }),
-      max_size: intField(data, 'max_size', { min: -1, capacity: true }),
-      min_step: intField(data, 'min_step', { min: 0 }),
-      strict: boolField(data, 'strict') ?? true,
-    };
+    const params = resizeParams(data);
     const nodeCount = await tx.manager.getRepository(NodeEntity).countBy({ cluster_id: cluster.id });
     const error = checkResizeRequest(cluster, nodeCount, params, limit);
     if (error) throw badRequest(error);
@@ -147,9 +133,7 @@ export class ClusterActionsService {
   }
 
   private async policyAttach(tx: Tx, req: ApiRequest, data: Json): Promise<Planned> {
-    checkKeys(data, ['policy_id', 'enabled'], ['policy_id']);
-    const policyId = stringField(data, 'policy_id');
-    if (policyId === null) throw badRequest("'policy_id' is a required property");
+    const policyId = policyIdField(data);
     const enabled = boolField(data, 'enabled') ?? true;
     const policy = await lookup(tx.manager, PolicyEntity, policyId, { project: req.caller.projectId });
     if (!policy) throw badRequest(`The specified policy '${policyId}' could not be found.`);
@@ -164,9 +148,7 @@ export class ClusterActionsService {
     key: 'policy_detach' | 'policy_update',
     data: Json,
   ): Promise<Planned> {
-    checkKeys(data, key === 'policy_detach' ? ['policy_id'] : ['policy_id', 'enabled'], ['policy_id']);
-    const policyId = stringField(data, 'policy_id');
-    if (policyId === null) throw badRequest("'policy_id' is a required property");
+    const policyId = policyIdField(data);
     const policy = await lookup(tx.manager, PolicyEntity, policyId, { project: req.caller.projectId });
     if (!policy) throw badRequest(`The specified policy '${policyId}' could not be found.`);
     const binding = await tx.manager.getRepository(ClusterPolicyEntity).findOneBy({ cluster_id: cluster.id, policy_id: policy.id });
@@ -178,8 +160,7 @@ export class ClusterActionsService {
   }
 
   private async addNodes(tx: Tx, req: ApiRequest, cluster: ClusterEntity, data: Json): Promise<Planned> {
-    checkKeys(data, ['nodes'], ['nodes']);
-    const identities = stringListField(data, 'nodes', 1) ?? [];
+    const identities = nodesField(data);
     const { found, missing } = await this.findNodes(tx, req, identities);
     if (missing.length) throw badRequest(`Nodes not found: ${pyList(missing)}.`);
     const owned = found.filter(([, n]) => n.cluster_id !== null).map(([i]) => i);
@@ -201,9 +182,7 @@ export class ClusterActionsService {
   }
 
   private async delNodes(tx: Tx, req: ApiRequest, cluster: ClusterEntity, data: Json): Promise<Planned> {
-    const allowed = req.version.atLeast('1.4') ? ['nodes', 'destroy_after_deletion'] : ['nodes'];
-    checkKeys(data, allowed, ['nodes']);
-    const identities = stringListField(data, 'nodes', 1) ?? [];
+    const identities = nodesField(data);
     const destroy = boolField(data, 'destroy_after_deletion');
     const { found, missing } = await this.findNodes(tx, req, identities);
     if (missing.length) throw badRequest(`Nodes not found: ${pyList(missing)}.`);
@@ -303,8 +282,13 @@ function recoverParams(data: Json): Record<string, unknown> {
   return inputs;
 }
 
-/** The body holds exactly one known action key whose value is a map (a null value is an empty map). */
-function pickAction(body: unknown): [string, Json] {
+/**
+ * The body holds exactly one known action key whose value is a map (a null value is an empty map),
+ * and that map is a well-formed request for its action. All of it is checked before the cluster is
+ * looked up, in Senlin's order (its API parsed the request object, then the conductor checked the
+ * parameters, then found the cluster): a malformed request about an unknown cluster is a 400.
+ */
+function pickAction(body: unknown, req: ApiRequest): [string, Json] {
   if (!isMap(body) || Object.keys(body).length === 0) throw badRequest('No action specified', 'HTTPBadRequest');
   const keys = Object.keys(body);
   if (keys.length > 1) throw badRequest('Multiple actions specified', 'HTTPBadRequest');
@@ -313,6 +297,82 @@ function pickAction(body: unknown): [string, Json] {
   if (!SUPPORTED.includes(key)) throw badRequest(`Unrecognized action '${key}' specified`, 'HTTPBadRequest');
   const data = body[key] ?? {};
   if (!isMap(data)) throw badRequest('The data provided is not a map', 'HTTPBadRequest');
+  checkActionRequest(key, data, req);
   return [key, data];
+}
+
+function checkActionRequest(key: string, data: Json, req: ApiRequest): void {
+  switch (key) {
+    case 'scale_out':
+    case 'scale_in':
+      checkKeys(data, ['count']);
+      intField(data, 'count', { min: 0 });
+      return;
+    case 'resize': {
+      checkKeys(data, ['adjustment_type', 'number', 'min_size', 'max_size', 'min_step', 'strict']);
+      const error = checkResizeParams(resizeParams(data));
+      if (error) throw badRequest(error);
+      return;
+    }
+    case 'policy_attach':
+    case 'policy_update':
+      checkKeys(data, ['policy_id', 'enabled'], ['policy_id']);
+      policyIdField(data);
+      boolField(data, 'enabled');
+      return;
+    case 'policy_detach':
+      checkKeys(data, ['policy_id'], ['policy_id']);
+      policyIdField(data);
+      return;
+    case 'add_nodes':
+      checkKeys(data, ['nodes']);
+      nodesField(data);
+      return;
+    case 'del_nodes':
+      checkKeys(data, req.version.atLeast('1.4') ? ['nodes', 'destroy_after_deletion'] : ['nodes']);
+      nodesField(data);
+      boolField(data, 'destroy_after_deletion');
+      return;
+    case 'repair':
+      checkKeys(data, []);
+      return;
+    case 'recover':
+      recoverParams(data);
+      return;
+    case 'replace_nodes':
+      replaceMap(req, data);
+      return;
+  }
+}
+
+function resizeParams(data: Json) {
+  return {
+    adjustment_type: enumField(data, 'adjustment_type', ADJUSTMENT_TYPES),
+    number: numberField(data, 'number'),
+    min_size: intField(data, 'min_size', { min: 0, capacity: true }),
+    max_size: intField(data, 'max_size', { min: -1, capacity: true }),
+    min_step: intField(data, 'min_step', { min: 0 }),
+    strict: boolField(data, 'strict') ?? true,
+  };
+}
+
+function policyIdField(data: Json): string {
+  const policyId = stringField(data, 'policy_id');
+  if (policyId === null) throw badRequest("'policy_id' is a required property");
+  return policyId;
+}
+
+/**
+ * Senlin's IdentityList for `nodes`: at least one item, all different. Senlin ran its unique-items
+ * check on a string's characters (so `"node_id"` is refused as not unique); Trellis gives that
+ * message for any value that is not a list.
+ */
+function nodesField(data: Json): string[] {
+  const value = data.nodes ?? [];
+  if (Array.isArray(value) && value.length === 0) throw badRequest("Value for 'nodes' must have at least 1 item(s).");
+  if (!Array.isArray(value) || new Set(value.map((v) => JSON.stringify(v))).size !== value.length) {
+    throw badRequest("Items for 'nodes' must be unique");
+  }
+  return stringListField(data, 'nodes', 1) ?? [];
 }
 

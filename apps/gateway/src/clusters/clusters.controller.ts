@@ -3,12 +3,13 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
 import { ClusterActionRequest, ClusterCreateRequest, ClusterUpdateRequest } from '../openapi/request-bodies.dto';
-import { ActionAccepted, ClusterEnvelope, ClusterList, DryRunResult } from '../openapi/response-bodies.dto';
+import { ActionAccepted, ClusterAttributes, ClusterEnvelope, ClusterList, DryRunResult } from '../openapi/response-bodies.dto';
 import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ClusterActionsService } from './cluster-actions.service';
 import { ClustersService } from './clusters.service';
+import { ClusterCollectService } from './cluster-collect.service';
 import { Operation } from '../core/policy.guard';
 import { clusterActionOperationsOf } from './cluster-action-operations';
 
@@ -19,6 +20,7 @@ export class ClustersController {
   constructor(
     private readonly clusters: ClustersService,
     private readonly actions: ClusterActionsService,
+    private readonly attributes: ClusterCollectService,
   ) {}
 
   @Get()
@@ -64,6 +66,14 @@ export class ClustersController {
     const accepted = await this.clusters.update(req, id, body);
     setActionLocation(res, req, accepted.actionId);
     return accepted.body;
+  }
+
+  @Get(':cluster_id/attrs/:path')
+  @Operation('clusters:collect')
+  @ApiOkResponse({ type: ClusterAttributes, description: '>= 1.2. The value the path selects in each member node that has one.' })
+  @NotFound()
+  collect(@Ctx() req: ApiRequest, @Param('cluster_id') id: string, @Param('path') path: string) {
+    return this.attributes.collect(req, id, path);
   }
 
   /** Senlin answers a delete with the JSON document `null`. */

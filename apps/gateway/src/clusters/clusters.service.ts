@@ -11,6 +11,7 @@ import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { boolField, checkKeys, checkName, envelope, intField, mapField, stringField, toBool } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
+import { ClusterStatuses } from '@trellis/contracts';
 import { lookup, mustFind } from '../shared/lookup';
 import { clusterViewOf, clusterViews } from './cluster-views';
 
@@ -18,6 +19,7 @@ const LIST = {
   filters: ['name', 'status'],
   sortKeys: ['name', 'status', 'init_at', 'created_at', 'updated_at'],
   quoteUnknown: true,
+  enums: { status: ClusterStatuses },
 } as const;
 
 /** Statuses in which a delete would trample a running operation (unless forced). */
@@ -158,7 +160,7 @@ export class ClustersService {
   }
 
   async remove(req: ApiRequest, identity: string, query: Record<string, unknown>): Promise<string> {
-    const force = req.version.atLeast('1.8') && query.force !== undefined ? toBool(query.force) : false;
+    const force = req.version.atLeast('1.8') && query.force !== undefined ? forceParam(query.force) : false;
     return this.uow.run(async (tx) => {
       const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
       if (!force && BUSY_STATUSES.includes(cluster.status)) {
@@ -190,4 +192,13 @@ function checkConfig(config: Record<string, unknown> | null): Record<string, unk
     throw badRequest(`The value for config.${CLEANUP_FAILED_NODES_KEY} must be true or false: '${JSON.stringify(cleanup)}'.`);
   }
   return config;
+}
+
+/** `?force=`: Senlin's parse_bool_param message for a value that is not a boolean word. */
+function forceParam(value: unknown): boolean {
+  try {
+    return toBool(value);
+  } catch {
+    throw badRequest(`Invalid value '${String(value)}' specified for 'force'`);
+  }
 }

@@ -105,6 +105,7 @@ function urlOf(route: RestRoute, f: Fixtures): string {
   const typeName = route.path.startsWith('/v1/profile-types') ? 'os.nova.server-1.0' : 'senlin.policy.zone_placement-1.0';
   return route.path.replace(/:([a-z_]+)/g, (_, name: string) => {
     if (name === 'type_name') return typeName;
+    if (name === 'path') return 'name';
     const id = f.ids[name];
     if (!id) throw new Error(`no fixture for :${name} in ${route.path}`);
     return id;

@@ -4,3 +4,4 @@ export const MESSAGE_BUS = Symbol('MESSAGE_BUS');
 export const POLICY_REGISTRY = Symbol('POLICY_REGISTRY');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 export const POLICY_ENFORCER = Symbol('POLICY_ENFORCER');
+export const CLOUD_CATALOG = Symbol('CLOUD_CATALOG');

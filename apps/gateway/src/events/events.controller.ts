@@ -6,7 +6,8 @@ import { badRequest } from '@trellis/common';
 import { ClusterEntity, EventEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { parseListQuery, runList } from '../shared/list-query';
+import { ACTION_NAME_FILTER, parseListQuery, runList } from '../shared/list-query';
+import { pyList } from '../shared/body';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { eventView } from '../shared/views';
@@ -15,6 +16,7 @@ import { Operation } from '../core/policy.guard';
 const LIST = {
   filters: ['oname', 'otype', 'oid', 'cluster_id', 'action', 'level'],
   sortKeys: ['timestamp', 'level', 'otype', 'oname', 'action', 'status', 'oid', 'cluster_id'],
+  enums: { action: ACTION_NAME_FILTER },
 } as const;
 
 /** Python logging levels, as the level filter accepts them by name. */
@@ -40,7 +42,7 @@ export class EventsController {
     if (q.filters.level) {
       const levels = q.filters.level.map((l) => {
         const n = LEVELS[l.toUpperCase()] ?? (/^\d+$/.test(l) ? Number(l) : undefined);
-        if (n === undefined) throw badRequest(`Invalid value '${l}' specified for 'level'`);
+        if (n === undefined) throw badRequest(`Field value ${pyList(q.filters.level ?? [])} is invalid`);
         return n;
       });
       qb.andWhere('e.level IN (:...levels)', { levels });

@@ -7,6 +7,7 @@ export {
   CloudFactMissingError,
   PolicyRegistry,
   PolicySpecError,
+  checkResizeParams,
   checkResizeRequest,
   checkScaleRequest,
   checkSizeParams,

@@ -10,14 +10,16 @@ import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { boolField, checkKeys, checkName, envelope, mapField, stringField, toBool } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
+import { NodeStatuses } from '@trellis/contracts';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
-import { nodeView } from '../shared/views';
+import { nodeView, recordedServerDetails } from '../shared/views';
 import { In, type EntityManager } from 'typeorm';
 
 const LIST = {
   filters: ['cluster_id', 'name', 'status'],
   sortKeys: ['index', 'name', 'status', 'init_at', 'created_at', 'updated_at'],
+  enums: { status: [...new Set([...NodeStatuses, 'RECOVERING'])] },
 } as const;
 
 const BUSY_STATUSES = ['CREATING', 'UPDATING', 'DELETING', 'RECOVERING'];
@@ -204,7 +206,7 @@ export class NodesService {
       const view = nodeView(n, names.get(n.profile_id) ?? null, req.version);
       if (details) {
         // The gateway never calls Nova: details are what the worker recorded about the server.
-        view.details = { physical_id: n.physical_id, placement: (n.data as Record<string, unknown>)?.placement ?? {} };
+        view.details = recordedServerDetails(n);
       }
       return show(view, n.project);
     });

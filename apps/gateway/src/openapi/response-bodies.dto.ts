@@ -616,3 +616,34 @@ export class SenlinError {
   @ApiProperty({ type: SenlinErrorDetail })
   error!: SenlinErrorDetail;
 }
+
+class Revision {
+  @ApiProperty({ example: '0.1.0' })
+  revision!: string;
+}
+
+class BuildInfo {
+  @ApiProperty({ type: Revision, description: 'The API service.' })
+  api!: Revision;
+
+  @ApiProperty({ type: Revision, description: 'The engine.' })
+  engine!: Revision;
+}
+
+export class BuildInfoEnvelope {
+  @ApiProperty({ type: BuildInfo })
+  build_info!: BuildInfo;
+}
+
+class ClusterAttribute {
+  @ApiProperty({ ...UUID, description: 'The node.' })
+  id!: string;
+
+  @ApiProperty({ description: 'What the path selects in the node (its first match).', example: 'node-1' })
+  value!: unknown;
+}
+
+export class ClusterAttributes {
+  @ApiProperty({ type: [ClusterAttribute] })
+  cluster_attributes!: ClusterAttribute[];
+}

@@ -11,19 +11,24 @@ import { parseListQuery, runList } from '../shared/list-query';
 import { mustFind } from '../shared/lookup';
 import { profileView } from '../shared/views';
 import { validateProfileSpec } from './nova-server.profile-type';
+import { ProfileCloudCheck } from './profile-cloud-check';
 
 const LIST = { filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] } as const;
 
 @Injectable()
 export class ProfilesService {
-  constructor(private readonly uow: UnitOfWork) {}
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly cloud: ProfileCloudCheck,
+  ) {}
 
   async create(req: ApiRequest, body: unknown) {
     const input = envelope(body, 'profile');
     checkKeys(input, ['name', 'spec', 'metadata'], ['name', 'spec']);
     const name = checkName(input.name);
     const metadata = mapField(input, 'metadata') ?? {};
-    const validated = validateProfileSpec(input.spec);
+    const validated = validateProfileSpec(input.spec, name);
+    await this.cloud.check(req.caller.token, validated.properties);
     const now = new Date();
     const row: ProfileEntity = {
       id: randomUUID(),
@@ -46,6 +51,7 @@ export class ProfilesService {
     const input = envelope(body, 'profile');
     checkKeys(input, ['spec'], ['spec']);
     const validated = validateProfileSpec(input.spec);
+    await this.cloud.check(req.caller.token, validated.properties);
     return {
       profile: {
         ...profileView({

@@ -7,7 +7,7 @@ import { openTestDatabase } from '@trellis/testing/database';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { startGateway, type RunningGateway } from '../bootstrap';
-import { ADMIN_PROJECT, FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, RecordingTrustIssuer, TOKENS } from '../testing/gateway-harness';
+import { ADMIN_PROJECT, FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, RecordingTrustIssuer, TOKENS, FakeCloudCatalog } from '../testing/gateway-harness';
 import { rpcRoutes, type RpcTargets } from './rpc-routes';
 
 type Reply = { status: number; body?: any; action_id?: string; error?: { code: number; message: string; type: string } };
@@ -43,6 +43,7 @@ describe('policy rules over RPC', () => {
       tokenValidator: new FakeTokenValidator(),
       registry: PolicyRegistry.withBuiltins(),
       trusts: new RecordingTrustIssuer(),
+      cloudCatalog: new FakeCloudCatalog(),
       logger: silentLogger,
     });
     const profile = await call(TOKENS.alice, 'profile.create', undefined, { profile: { name: 'p', spec: NOVA_PROFILE_SPEC } });
@@ -106,7 +107,9 @@ describe('policy rules over RPC', () => {
     Object.fromEntries(
       path.map((name) => [
         name,
-        name === 'type_name' ? (pattern.startsWith('profile_type') ? 'os.nova.server-1.0' : 'senlin.policy.zone_placement-1.0') : ids[name],
+        name === 'type_name'
+          ? pattern.startsWith('profile_type') ? 'os.nova.server-1.0' : 'senlin.policy.zone_placement-1.0'
+          : name === 'path' ? 'name' : ids[name],
       ]),
     );
 

@@ -4,6 +4,8 @@ import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
 import { clusterActionOperations } from '../clusters/cluster-action-operations';
 import { ClustersService } from '../clusters/clusters.service';
+import { ClusterCollectService } from '../clusters/cluster-collect.service';
+import { BuildInfoController } from '../build-info/build-info.controller';
 import type { ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
@@ -56,6 +58,8 @@ export interface RpcTargets {
   policyTypes: PolicyTypesController;
   clusters: ClustersService;
   clusterActions: ClusterActionsService;
+  clusterCollect: ClusterCollectService;
+  buildInfo: BuildInfoController;
   clusterPolicies: ClusterPoliciesController;
   nodes: NodesService;
   actions: ActionsService;
@@ -125,6 +129,8 @@ function dryRunOf(query: Record<string, string | string[]>): boolean {
  */
 export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
   const routes: Record<string, RpcRoute> = {
+    'build_info.show': route({ operation: 'build_info:build_info', rest: 'GET /v1/build-info', run: async () => ok(t.buildInfo.show()) }),
+
     'profile_type.list': route({ operation: 'profile_types:index', rest: 'GET /v1/profile-types', run: async ({ req }) => ok(t.profileTypes.list(req)) }),
     'profile_type.show': route({
       operation: 'profile_types:get',
@@ -218,6 +224,12 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       rest: 'GET /v1/clusters/{cluster_id}',
       path: ['cluster_id'],
       run: async ({ req, path }) => ok(await t.clusters.get(req, path.cluster_id)),
+    }),
+    'cluster.collect': route({
+      operation: 'clusters:collect',
+      rest: 'GET /v1/clusters/{cluster_id}/attrs/{path}',
+      path: ['cluster_id', 'path'],
+      run: async ({ req, path }) => ok(await t.clusterCollect.collect(req, path.cluster_id, path.path)),
     }),
     'cluster.update': route({
       operation: 'clusters:update',

@@ -10,7 +10,7 @@ import request from 'supertest';
 import type { EntitySubscriberInterface } from 'typeorm';
 import type { TransactionCommitEvent } from 'typeorm/subscriber/event/TransactionCommitEvent';
 import { startGateway, type RunningGateway } from '../bootstrap';
-import { FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, RecordingTrustIssuer, TOKENS } from '../testing/gateway-harness';
+import { FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, RecordingTrustIssuer, TOKENS, FakeCloudCatalog } from '../testing/gateway-harness';
 import { RpcServer } from './rpc-server';
 
 /** Keystone that cannot be reached for one token: the gateway must answer 503, as REST does. */
@@ -48,6 +48,7 @@ describe('gateway RPC over the message bus', () => {
       bus,
       tokenValidator: new FlakyKeystone(),
       trusts: new RecordingTrustIssuer(),
+      cloudCatalog: new FakeCloudCatalog(),
       registry: PolicyRegistry.withBuiltins(),
       logger: silentLogger,
     });
@@ -159,6 +160,7 @@ describe('gateway RPC over the message bus', () => {
         'action.list', 'action.show', 'action.replay', 'action.cancel', 'action.decision', 'evaluation.create',
         'event.list', 'event.show',
         ...['create', 'list', 'show', 'update', 'delete', 'notify'].map((v) => `receiver.${v}`),
+        'build_info.show', 'cluster.collect',
       ];
       expect(patterns).toEqual([...expected].sort());
     });

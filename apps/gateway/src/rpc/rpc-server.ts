@@ -8,6 +8,8 @@ import { ActionsService } from '../actions/actions.service';
 import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
 import { ClustersService } from '../clusters/clusters.service';
+import { ClusterCollectService } from '../clusters/cluster-collect.service';
+import { BuildInfoController } from '../build-info/build-info.controller';
 import { authenticate } from '../core/api.guard';
 import { authorize, authorizer } from '../core/policy.guard';
 import { SERVICE_TYPE, negotiateApiVersion, type ApiVersion } from '../core/api-version';
@@ -84,6 +86,8 @@ export class RpcServer implements OnModuleInit {
       policyTypes: get(PolicyTypesController),
       clusters: get(ClustersService),
       clusterActions: get(ClusterActionsService),
+      clusterCollect: get(ClusterCollectService),
+      buildInfo: get(BuildInfoController),
       clusterPolicies: get(ClusterPoliciesController),
       nodes: get(NodesService),
       actions: get(ActionsService),

@@ -7,7 +7,7 @@ import { openTestDatabase } from '@trellis/testing/database';
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { startGateway, type RunningGateway } from '../bootstrap';
-import { FakeTokenValidator, PROJECT_A, RecordingTrustIssuer, TOKENS } from '../testing/gateway-harness';
+import { FakeTokenValidator, PROJECT_A, RecordingTrustIssuer, TOKENS, FakeCloudCatalog } from '../testing/gateway-harness';
 
 /**
  * Who sees hypervisor and host names (docs/SECURITY.md): a member of a project sees
@@ -99,6 +99,7 @@ describe('host visibility in the views', () => {
       dataSource: db.dataSource,
       bus,
       trusts: new RecordingTrustIssuer(),
+      cloudCatalog: new FakeCloudCatalog(),
       tokenValidator: new FakeTokenValidator(),
       registry: PolicyRegistry.withBuiltins(),
       logger: silentLogger,

@@ -1,7 +1,8 @@
 import { badRequest, forbidden, type AuthContext } from '@trellis/common';
+import { ClusterActions } from '@trellis/contracts';
 import type { ApiRequest } from '../core/request.decorators';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { show, toBool, toInt } from './body';
+import { pyList, show, toBool, toInt } from './body';
 
 /** What a list endpoint accepts besides limit/marker/sort/global_project. */
 export interface ListSpec {
@@ -13,6 +14,8 @@ export interface ListSpec {
   extra?: readonly string[];
   /** false for collections without paging (cluster policies) */
   paging?: boolean;
+  /** filters that take only these values (Senlin's ListOfEnumField) */
+  enums?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface SortKey {
@@ -59,7 +62,7 @@ export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, r
   }
   if (query.marker !== undefined) {
     out.marker = last(query.marker);
-    if (!isUuid(out.marker)) throw badRequest(`Invalid value '${out.marker}' specified for 'marker'`);
+    if (!isUuid(out.marker)) throw badRequest(`The value for marker is not a valid UUID: '${out.marker}'.`);
   }
   if (query.sort !== undefined) out.sort = parseSort(last(query.sort), spec.sortKeys);
   if (query.global_project !== undefined) {
@@ -73,6 +76,8 @@ export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, r
   }
   for (const f of spec.filters) {
     const vs = values(query[f]);
+    const allowed = spec.enums?.[f];
+    if (allowed && vs.some((v) => !allowed.includes(v))) throw badRequest(`Field value ${pyList(vs)} is invalid`);
     if (vs.length) out.filters[f] = vs;
   }
   for (const e of spec.extra ?? []) {
@@ -130,3 +135,14 @@ export async function runList<T extends ObjectLiteral & { id: string }>(
   }
   return q.limit === null ? rows : rows.slice(0, q.limit);
 }
+
+/** Senlin's action names (consts.CLUSTER_ACTION_NAMES + NODE_ACTION_NAMES), which its filters accept even where Trellis runs none. */
+const SENLIN_ACTION_NAMES = [
+  'CLUSTER_CREATE', 'CLUSTER_DELETE', 'CLUSTER_UPDATE', 'CLUSTER_ADD_NODES', 'CLUSTER_DEL_NODES', 'CLUSTER_RESIZE',
+  'CLUSTER_CHECK', 'CLUSTER_RECOVER', 'CLUSTER_REPLACE_NODES', 'CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN',
+  'CLUSTER_ATTACH_POLICY', 'CLUSTER_DETACH_POLICY', 'CLUSTER_UPDATE_POLICY', 'CLUSTER_OPERATION',
+  'NODE_CREATE', 'NODE_DELETE', 'NODE_UPDATE', 'NODE_JOIN', 'NODE_LEAVE', 'NODE_CHECK', 'NODE_RECOVER', 'NODE_OPERATION',
+];
+
+/** The values the `action` filters of actions and events accept: Senlin's names and Trellis's own. */
+export const ACTION_NAME_FILTER: readonly string[] = [...new Set([...SENLIN_ACTION_NAMES, ...ClusterActions])];

@@ -89,6 +89,17 @@ export function nodeView(n: NodeEntity, profileName: string | null, version: Api
   return view;
 }
 
+/**
+ * What Trellis knows about a node's server without asking Nova (the gateway never calls it): the
+ * server id, where the worker placed it, and `status: "ACTIVE"` once the worker saw the server
+ * ACTIVE (the node turned ACTIVE then). Shown as `details` by node show and cluster collect.
+ */
+export function recordedServerDetails(n: NodeEntity): Record<string, unknown> {
+  const details: Record<string, unknown> = { physical_id: n.physical_id, placement: (n.data as Record<string, unknown>)?.placement ?? {} };
+  if (n.physical_id && n.status === 'ACTIVE') details.status = 'ACTIVE';
+  return details;
+}
+
 export function actionView(a: ActionEntity, version: ApiVersion) {
   const view: Record<string, unknown> = {
     id: a.id,

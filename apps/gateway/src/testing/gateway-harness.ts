@@ -1,4 +1,13 @@
-import { loadConfig, silentLogger, type AuthContext, type Logger, type TokenValidator, type TrustIssuer } from '@trellis/common';
+import {
+  loadConfig,
+  silentLogger,
+  type AuthContext,
+  type CatalogAnswer,
+  type CloudCatalog,
+  type Logger,
+  type TokenValidator,
+  type TrustIssuer,
+} from '@trellis/common';
 import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
@@ -95,6 +104,36 @@ export class RecordingTrustIssuer implements TrustIssuer {
 }
 
 /**
+ * Glance, Nova and Neutron as a project sees them: the names and ids each knows (NOVA_PROFILE_SPEC's
+ * by default), the tokens it was asked with, and `down` to answer like a cloud that does not.
+ */
+export class FakeCloudCatalog implements CloudCatalog {
+  readonly images = new Set(['cirros', 'cirros-fake']);
+  readonly flavors = new Set(['m1.small', '1']);
+  /** null: the cloud has no network service */
+  networks: Set<string> | null = new Set(['private']);
+  readonly tokens: string[] = [];
+  down: Error | null = null;
+
+  findImage(token: string, ref: string) {
+    return this.answer(token, this.images, ref);
+  }
+  findFlavor(token: string, ref: string) {
+    return this.answer(token, this.flavors, ref);
+  }
+  findNetwork(token: string, ref: string) {
+    return this.answer(token, this.networks, ref);
+  }
+
+  private async answer(token: string, known: Set<string> | null, ref: string): Promise<CatalogAnswer> {
+    this.tokens.push(token);
+    if (this.down) throw this.down;
+    if (known === null) return 'unchecked';
+    return known.has(ref) ? 'found' : 'missing';
+  }
+}
+
+/**
  * The gateway never publishes itself (the outbox relay does), so a bus that records what it is given
  * and refuses everything else shows a stray publish at once.
  */
@@ -124,6 +163,7 @@ export class RecordingBus implements MessageBus {
 
 export interface GatewayHarness {
   bus: RecordingBus;
+  cloud: FakeCloudCatalog;
   trusts: RecordingTrustIssuer;
   gateway: RunningGateway;
   db: Database;
@@ -148,6 +188,7 @@ export async function startGatewayHarness(
   const config = loadConfig({ TRELLIS_PORT: '0', TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT, ...options.env });
   const bus = new RecordingBus();
   const trusts = new RecordingTrustIssuer();
+  const cloud = new FakeCloudCatalog();
   let gateway: RunningGateway;
   try {
     gateway = await startGateway({
@@ -156,6 +197,7 @@ export async function startGatewayHarness(
       bus,
       tokenValidator: new FakeTokenValidator(),
       trusts,
+      cloudCatalog: cloud,
       registry: PolicyRegistry.withBuiltins(),
       logger: options.logger ?? silentLogger,
       // HTTP only: the RPC transport has its own tests on the in-memory bus (rpc/rpc-server.spec.ts)
@@ -181,6 +223,7 @@ export async function startGatewayHarness(
   };
   return {
     bus,
+    cloud,
     trusts,
     gateway,
     db,

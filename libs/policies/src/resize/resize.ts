@@ -153,11 +153,22 @@ export function checkResizeRequest(
   params: Partial<ResizeParams>,
   maxNodesPerCluster = DEFAULT_MAX_NODES_PER_CLUSTER,
 ): string | null {
+  const error = checkResizeParams(params);
+  if (error) return error;
+  const type = params.adjustment_type ?? null;
+  const desired = type !== null ? calculateDesired(nodeCount, type, params.number as number, params.min_step ?? null) : null;
+  return checkSizeParams(cluster, desired, params.min_size ?? null, params.max_size ?? null, params.strict ?? true, maxNodesPerCluster);
+}
+
+/**
+ * The checks of a resize request that need no cluster, made before the cluster is looked up (as
+ * Senlin's conductor did): the 400 message or null.
+ */
+export function checkResizeParams(params: Partial<ResizeParams>): string | null {
   const type = params.adjustment_type ?? null;
   const number = params.number ?? null;
   const minSize = params.min_size ?? null;
   const maxSize = params.max_size ?? null;
-  const strict = params.strict ?? true;
   if (type === null && number === null && minSize === null && maxSize === null) return 'Not enough parameters to do resize action.';
   if (type !== null && number === null) return 'Missing number value for size adjustment.';
   if (number !== null && type === null) return 'Missing adjustment_type value for size adjustment.';
@@ -167,8 +178,7 @@ export function checkResizeRequest(
   if (type === EXACT_CAPACITY && number !== null && number < 0) {
     return `The 'number' must be non-negative integer for adjustment type '${EXACT_CAPACITY}'.`;
   }
-  const desired = type !== null ? calculateDesired(nodeCount, type, number as number, params.min_step ?? null) : null;
-  return checkSizeParams(cluster, desired, minSize, maxSize, strict, maxNodesPerCluster);
+  return null;
 }
 
 /**

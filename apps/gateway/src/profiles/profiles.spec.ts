@@ -1,0 +1,71 @@
+import { NovaError } from '@trellis/nova';
+import { NOVA_PROFILE_SPEC, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
+
+/** senlin-tempest-plugin's spec_nova_server (common/constants.py) */
+const TEMPEST_SPEC = { type: 'os.nova.server', version: '1.0', properties: { flavor: '1', name: 'new-server-test', image: 'cirros-fake', networks: [] } };
+
+const withProperties = (properties: Record<string, unknown>) => ({ ...NOVA_PROFILE_SPEC, properties: { ...NOVA_PROFILE_SPEC.properties, ...properties } });
+
+describe('profile specs as Senlin checked them (test_profile_create*.py, test_profile_validate*.py)', () => {
+  let h: GatewayHarness;
+  const alice = (v = '1.14') => h.as(TOKENS.alice, v);
+  const create = (name: string, spec: unknown) => alice().post('/v1/profiles', { profile: { name, spec } });
+  const validate = (spec: unknown) => alice().post('/v1/profiles/validate', { profile: { spec } });
+
+  beforeAll(async () => {
+    h = await startGatewayHarness();
+  });
+  afterAll(() => h?.close());
+  afterEach(() => {
+    h.cloud.down = null;
+    h.cloud.networks = new Set(['private']);
+  });
+
+  it('accepts metadata values that are not strings, as Senlin did (the tempest suite sends simulated_wait_time: 10)', async () => {
+    const spec = { ...TEMPEST_SPEC, properties: { ...TEMPEST_SPEC.properties, metadata: { simulated_wait_time: 10, flag: true } } };
+    const res = await create('p-meta', spec);
+    expect(res.status).toBe(201);
+    expect(res.body.profile.spec.properties.metadata).toEqual({ simulated_wait_time: 10, flag: true });
+    expect((await validate(spec)).status).toBe(200);
+  });
+
+  it("refuses an unknown property in Senlin's words, naming the profile at create", async () => {
+    const spec = { ...TEMPEST_SPEC, properties: { ...TEMPEST_SPEC.properties, bogus: 'foo' } };
+    const created = await create('test-profile', spec);
+    expect({ status: created.status, message: created.body.error.message }).toEqual({
+      status: 400,
+      message: "Failed in creating profile test-profile: Unrecognizable spec item 'bogus'",
+    });
+    const validated = await validate(spec);
+    expect({ status: validated.status, message: validated.body.error.message }).toEqual({ status: 400, message: "Unrecognizable spec item 'bogus'" });
+  });
+
+  it.each([
+    [{ flavor: 'm9.huge' }, "The specified flavor 'm9.huge' could not be found."],
+    [{ image: 'cirros-0.4.0-x86_64-disk' }, "The specified image 'cirros-0.4.0-x86_64-disk' could not be found."],
+    [{ networks: [{ network: 'private' }, { network: 'elsewhere' }] }, 'The specified network elsewhere could not be found.'],
+  ])('refuses %j at create and validate, asking the cloud with the caller’s own token', async (properties, message) => {
+    h.cloud.tokens.length = 0;
+    const created = await create('p-unknown', withProperties(properties));
+    expect({ status: created.status, message: created.body.error.message }).toEqual({ status: 400, message });
+    const validated = await validate(withProperties(properties));
+    expect({ status: validated.status, message: validated.body.error.message }).toEqual({ status: 400, message });
+    expect(new Set(h.cloud.tokens)).toEqual(new Set([TOKENS.alice]));
+    expect((await alice().get('/v1/profiles?name=p-unknown')).body.profiles).toEqual([]);
+  });
+
+  it('accepts the networks unchecked in a cloud without a network service', async () => {
+    h.cloud.networks = null;
+    const res = await create('p-no-neutron', withProperties({ networks: [{ network: 'anything' }] }));
+    expect(res.status).toBe(201);
+  });
+
+  it('answers 503 when the cloud cannot be asked, and stores nothing', async () => {
+    h.cloud.down = new NovaError({ service: 'image', status: null, method: 'GET', path: '/v2/images', serviceMessage: 'connect ECONNREFUSED' });
+    const res = await create('p-cloud-down', NOVA_PROFILE_SPEC);
+    expect(res.status).toBe(503);
+    expect(res.body.error.message).toMatch(/^Trellis could not look up the profile's flavor 'm1.small' in the cloud: /);
+    expect((await validate(NOVA_PROFILE_SPEC)).status).toBe(503);
+    expect((await alice().get('/v1/profiles?name=p-cloud-down')).body.profiles).toEqual([]);
+  });
+});
