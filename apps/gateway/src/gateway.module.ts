@@ -23,6 +23,7 @@ import type { PolicyRegistry } from './infra/policies.adapter';
 import { UnitOfWork } from './infra/unit-of-work';
 import { NodesController } from './nodes/nodes.controller';
 import { NodesService } from './nodes/nodes.service';
+import { NodeActionsService } from './nodes/node-actions.service';
 import { PoliciesController } from './policies/policies.controller';
 import { PoliciesService } from './policies/policies.service';
 import { PolicyTypesController } from './policies/policy-types.controller';
@@ -122,6 +123,7 @@ export class GatewayModule implements NestModule {
       ClusterActionsService,
       ClusterCollectService,
       NodesService,
+      NodeActionsService,
       ActionsService,
       PoliciesService,
       ReceiversService,

@@ -48,7 +48,8 @@ export function serverView(
   urls: ComputeUrls,
 ): Record<string, unknown> {
   const { status, taskState, host } = state.phase(s);
-  const vmState = { BUILD: 'building', ACTIVE: 'active', ERROR: 'error', DELETED: 'deleted' }[status];
+  const vmState =
+    status === 'BUILD' ? 'building' : status === 'ERROR' ? 'error' : status === 'DELETED' ? 'deleted' : (s.vmState ?? 'active');
   const now = state.now();
   const launched = s.outcome === 'ACTIVE' && s.readyAt <= now && status !== 'BUILD';
   // The last change a client could have seen.
@@ -113,11 +114,11 @@ export function serverView(
   Object.assign(view, {
     'OS-EXT-STS:task_state': taskState,
     'OS-EXT-STS:vm_state': vmState,
-    'OS-EXT-STS:power_state': status === 'ACTIVE' ? 1 : 0,
+    'OS-EXT-STS:power_state': ['ACTIVE', 'REBUILD', 'PASSWORD', 'RESCUE', 'VERIFY_RESIZE'].includes(status) ? 1 : status === 'PAUSED' ? 3 : status === 'SUSPENDED' ? 7 : 0,
     'os-extended-volumes:volumes_attached': [],
   });
   if (v.atLeast('2.16') && caller.isAdmin) view.host_status = host && status !== 'DELETED' ? 'UP' : '';
-  if (v.atLeast('2.9')) view.locked = false;
+  if (v.atLeast('2.9')) view.locked = !!s.locked;
   if (v.atLeast('2.73')) view.locked_reason = null;
   if (v.atLeast('2.19')) view.description = s.description;
   if (v.atLeast('2.26')) view.tags = [...s.tags];

@@ -11,7 +11,7 @@ import { ApiError, isRecord, isUuid, jsonBody, novaMicroTime, pyRepr, queryFlag,
 import type { Caller } from './identity';
 import { Microversion, negotiateMicroversion, versionHeaders } from './microversion';
 import type { GroupPolicy } from './scheduler';
-import { FLAVORS, stableUuid, type CreateServerInput, type SimServer, type SimServerGroup, type SimulatorState } from './simulator-state';
+import { FLAVORS, stableUuid, type CreateServerInput, type SimServer, type SimServerGroup, type SimulatorState, type VmState } from './simulator-state';
 
 /** The compute API under `/compute`: version documents, then `/v2.1/...` with token and microversion. */
 
@@ -131,6 +131,7 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['POST', /^\/servers$/, (c) => createServer(c)],
   ['GET', /^\/servers\/([^/]+)$/, (c, id) => showServer(c, id)],
   ['DELETE', /^\/servers\/([^/]+)$/, (c, id) => deleteServer(c, id)],
+  ['POST', /^\/servers\/([^/]+)\/action$/, (c, id) => serverAction(c, id)],
   ['GET', /^\/os-server-groups$/, (c) => listGroups(c)],
   ['POST', /^\/os-server-groups$/, (c) => createGroup(c)],
   ['GET', /^\/os-server-groups\/([^/]+)$/, (c, id) => showGroup(c, id)],
@@ -659,4 +660,121 @@ function showFlavor(call: Call, id: string): SimResponse {
   const f = FLAVORS.find((x) => x.id === id);
   if (!f) throw notFound(`Flavor ${id} could not be found.`);
   return { status: 200, body: { flavor: flavorResourceView(f, call.ctx.urls, true, call.v) } };
+}
+
+// ---------- server actions ----------
+
+/** vm_states each action may start from (nova/compute/api.py check_instance_state) */
+const ACTION_FROM: Record<string, VmState[]> = {
+  reboot: ['active', 'stopped', 'paused', 'suspended', 'rescued'],
+  rebuild: ['active', 'stopped'],
+  changePassword: ['active'],
+  'os-start': ['stopped'],
+  'os-stop': ['active', 'rescued'],
+  pause: ['active', 'rescued'],
+  unpause: ['paused'],
+  suspend: ['active'],
+  resume: ['suspended'],
+  rescue: ['active', 'stopped'],
+  unrescue: ['rescued'],
+  migrate: ['active', 'stopped'],
+  evacuate: ['active', 'stopped'],
+  lock: ['active', 'stopped', 'paused', 'suspended', 'rescued', 'resized'],
+  unlock: ['active', 'stopped', 'paused', 'suspended', 'rescued', 'resized'],
+};
+/** actions only an admin may run (Nova's default policy) */
+const ADMIN_ACTIONS: Record<string, string> = {
+  migrate: 'os_compute_api:os-migrate-server:migrate',
+  evacuate: 'os_compute_api:os-evacuate',
+};
+
+/**
+ * POST /servers/{id}/action: the actions Senlin's server profile runs, with Nova's answers: 404 for
+ * a server the caller cannot see, 409 for a locked server or one in the wrong state, 400 for an
+ * unknown action or a bad body, 403 for an admin-only action; 202 (rescue 200) when accepted, the
+ * server showing the action's status and task_state until it settles.
+ */
+function serverAction(call: Call, id: string): SimResponse {
+  const { state } = call.ctx;
+  const body = jsonBody(call.req);
+  if (!isRecord(body) || Object.keys(body).length !== 1) throw new ApiError(400, 'Malformed request body');
+  const name = Object.keys(body)[0];
+  const args = body[name];
+  if (!(name in ACTION_FROM)) throw new ApiError(400, `There is no such action: ${name}`);
+  const s = visibleServer(call, id);
+  if (ADMIN_ACTIONS[name] && !call.caller.isAdmin) throw policyDenied(ADMIN_ACTIONS[name]);
+  if (state.status(s) === 'DELETED') throw notFound(`Instance ${id} could not be found.`);
+  const { vmState, busy } = state.vmStateOf(s);
+  if (s.locked && name !== 'unlock' && name !== 'lock' && !call.caller.isAdmin) {
+    throw new ApiError(409, `Instance ${id} is locked`);
+  }
+  const phase = state.phase(s);
+  if (vmState === null || !ACTION_FROM[name].includes(vmState) || busy !== null) {
+    if (busy !== null) {
+      throw new ApiError(409, `Cannot '${name}' instance ${id} while it is in task_state ${busy}`);
+    }
+    throw new ApiError(409, `Cannot '${name}' instance ${id} while it is in vm_state ${vmState ?? (phase.status === 'BUILD' ? 'building' : phase.status.toLowerCase())}`);
+  }
+  const record = isRecord(args) ? args : {};
+  switch (name) {
+    case 'reboot': {
+      const type = isRecord(args) ? args.type : undefined;
+      if (type !== 'SOFT' && type !== 'HARD' && type !== 'soft' && type !== 'hard') {
+        throw schemaError('reboot.type', type ?? null, `${pyRepr(type ?? null)} is not one of ['HARD', 'Hard', 'hard', 'SOFT', 'Soft', 'soft']`);
+      }
+      const hard = String(type).toUpperCase() === 'HARD';
+      state.startTask(s, hard ? 'HARD_REBOOT' : 'REBOOT', hard ? 'rebooting_hard' : 'rebooting', 'active');
+      return { status: 202 };
+    }
+    case 'rebuild': {
+      if (typeof record.imageRef !== 'string' || record.imageRef === '') {
+        throw schemaError('rebuild', args ?? null, "'imageRef' is a required property");
+      }
+      s.imageRef = record.imageRef;
+      if (typeof record.name === 'string' && record.name) s.name = record.name;
+      state.startTask(s, 'REBUILD', 'rebuilding', 'active');
+      return { status: 202, body: { server: serverView(state, s, call.caller, call.v, call.ctx.urls) } };
+    }
+    case 'changePassword':
+      if (typeof record.adminPass !== 'string') throw schemaError('changePassword', args ?? null, "'adminPass' is a required property");
+      s.adminPass = record.adminPass;
+      state.startTask(s, 'PASSWORD', 'updating_password', vmState);
+      return { status: 202 };
+    case 'os-start':
+      state.startTask(s, 'SHUTOFF', 'powering-on', 'active');
+      return { status: 202 };
+    case 'os-stop':
+      state.startTask(s, 'ACTIVE', 'powering-off', 'stopped');
+      return { status: 202 };
+    case 'pause':
+      state.startTask(s, 'ACTIVE', 'pausing', 'paused');
+      return { status: 202 };
+    case 'unpause':
+      state.startTask(s, 'PAUSED', 'unpausing', 'active');
+      return { status: 202 };
+    case 'suspend':
+      state.startTask(s, 'ACTIVE', 'suspending', 'suspended');
+      return { status: 202 };
+    case 'resume':
+      state.startTask(s, 'SUSPENDED', 'resuming', 'active');
+      return { status: 202 };
+    case 'rescue': {
+      const pass = typeof record.adminPass === 'string' ? record.adminPass : s.adminPass;
+      state.startTask(s, phase.status, 'rescuing', 'rescued');
+      return { status: 200, body: { adminPass: pass } };
+    }
+    case 'unrescue':
+      state.startTask(s, 'RESCUE', 'unrescuing', 'active');
+      return { status: 202 };
+    case 'migrate':
+    case 'evacuate':
+      state.startTask(s, phase.status, 'resize_migrating', vmState);
+      return { status: 202 };
+    case 'lock':
+      s.locked = true;
+      return { status: 202 };
+    default:
+      s.locked = false;
+      return { status: 202 };
+  }
 }

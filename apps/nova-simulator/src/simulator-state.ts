@@ -40,8 +40,25 @@ export const NETWORKS = [
   { id: stableUuid('network', 'public'), name: 'public', external: true, projectId: stableId('project', 'admin') },
 ];
 
-export type ServerStatus = 'BUILD' | 'ACTIVE' | 'ERROR' | 'DELETED';
-export type TaskState = 'scheduling' | 'spawning' | 'deleting' | null;
+export type ServerStatus =
+  | 'BUILD' | 'ACTIVE' | 'ERROR' | 'DELETED'
+  | 'SHUTOFF' | 'PAUSED' | 'SUSPENDED' | 'RESCUE' | 'REBOOT' | 'HARD_REBOOT' | 'REBUILD' | 'PASSWORD' | 'VERIFY_RESIZE';
+export type TaskState =
+  | 'scheduling' | 'spawning' | 'deleting'
+  | 'rebooting' | 'rebooting_hard' | 'rebuilding' | 'powering-on' | 'powering-off' | 'pausing' | 'unpausing' | 'suspending'
+  | 'resuming' | 'rescuing' | 'unrescuing' | 'updating_password' | 'resize_migrating'
+  | null;
+
+/** Nova's vm_state of a built server, as server actions change it. */
+export type VmState = 'active' | 'stopped' | 'paused' | 'suspended' | 'rescued' | 'resized';
+
+/** A server action under way: shown as `status`/`taskState` until `until`, then the server is `then`. */
+export interface ServerTask {
+  status: ServerStatus;
+  taskState: TaskState;
+  until: number;
+  then: VmState;
+}
 
 export interface ServerFault {
   code: number;
@@ -100,6 +117,11 @@ export interface SimServer {
   goneAt: number | null;
   instanceNumber: number;
   reservationId: string;
+  /** once built: changed by server actions (absent = active) */
+  vmState?: VmState;
+  /** a server action under way */
+  task?: ServerTask | null;
+  locked?: boolean;
 }
 
 export interface SimServerGroup {
@@ -152,6 +174,15 @@ export interface ServerPhase {
 
 const traceback = (frames: string[], exception: string): string =>
   ['Traceback (most recent call last):', ...frames, `${exception} (simulated)`].join('\n');
+
+const VM_STATUS: Record<VmState, ServerStatus> = {
+  active: 'ACTIVE',
+  stopped: 'SHUTOFF',
+  paused: 'PAUSED',
+  suspended: 'SUSPENDED',
+  rescued: 'RESCUE',
+  resized: 'VERIFY_RESIZE',
+};
 
 export class SimulatorState {
   readonly identity: IdentityStore;
@@ -331,8 +362,35 @@ export class SimulatorState {
     if (!s.scheduled) phase = { status: 'BUILD', taskState: 'scheduling', host: null };
     else if (s.outcome === 'ERROR' && s.fault!.created <= now) phase = { status: 'ERROR', taskState: null, host: null };
     else if (now < s.readyAt) phase = { status: 'BUILD', taskState: 'spawning', host: s.buildHost };
-    else phase = { status: 'ACTIVE', taskState: null, host: s.host };
+    else phase = this.afterBuild(s, now);
     return deleting ? { ...phase, taskState: 'deleting' } : phase;
+  }
+
+  /** A built server: its vm_state, or the action under way on it. */
+  private afterBuild(s: SimServer, now: number): ServerPhase {
+    if (s.task && now < s.task.until) return { status: s.task.status, taskState: s.task.taskState, host: s.host };
+    if (s.task) {
+      s.vmState = s.task.then;
+      s.task = null;
+    }
+    return { status: VM_STATUS[s.vmState ?? 'active'], taskState: null, host: s.host };
+  }
+
+  /**
+   * Starts a server action the route has checked: the server shows `status`/`taskState` for half
+   * the build delay, then settles in `then`.
+   */
+  startTask(s: SimServer, status: ServerStatus, taskState: TaskState, then: VmState): void {
+    this.phase(s);
+    s.task = { status, taskState, until: this.now() + Math.floor(this.buildDelayMs / 2), then };
+  }
+
+  /** The built server's vm_state now (null while it builds, fails, is busy or is being deleted). */
+  vmStateOf(s: SimServer): { vmState: VmState | null; busy: TaskState } {
+    const phase = this.phase(s);
+    if (phase.taskState !== null) return { vmState: null, busy: phase.taskState };
+    if (phase.status === 'BUILD' || phase.status === 'ERROR' || phase.status === 'DELETED') return { vmState: null, busy: null };
+    return { vmState: s.vmState ?? 'active', busy: null };
   }
 
   status(s: SimServer): ServerStatus {

@@ -129,8 +129,8 @@ export const OPERATION_RULES: readonly RuleDefault[] = [
   op('nodes:get', READ, 'Show a node.', 'GET', '/v1/nodes/{node_id}'),
   op('nodes:update', WRITE, 'Update a node.', 'PATCH', '/v1/nodes/{node_id}'),
   op('nodes:delete', WRITE, 'Delete a node.', 'DELETE', '/v1/nodes/{node_id}'),
-  op('nodes:action', WRITE, 'Run an action on a node (not served by Trellis).', 'POST', '/v1/nodes/{node_id}/actions'),
-  op('nodes:operation', WRITE, 'Run a profile operation on a node (not served by Trellis).', 'POST', '/v1/nodes/{node_id}/ops'),
+  op('nodes:action', WRITE, 'Check or recover a node.', 'POST', '/v1/nodes/{node_id}/actions'),
+  op('nodes:operation', WRITE, 'Run a profile operation (reboot, stop, ...) on a node.', 'POST', '/v1/nodes/{node_id}/ops'),
   op('nodes:adopt', WRITE, 'Adopt an existing server as a node (not served by Trellis).', 'POST', '/v1/nodes/adopt'),
   op('nodes:adopt_preview', WRITE, 'Preview adopting a server (not served by Trellis).', 'POST', '/v1/nodes/adopt-preview'),
 

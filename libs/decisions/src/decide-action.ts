@@ -278,6 +278,9 @@ function decideNodeOp(action: ActionEntity, snapshot: Snapshot, plan: EnginePlan
         : String(action.inputs.operation);
   const params = (action.action === 'NODE_OPERATION' ? action.inputs.params : action.inputs.operation_params) as Record<string, unknown> | undefined;
   plan.server_ops = [{ node_id: node.id, physical_id: node.physical_id, op, params: params ?? {} }];
+  // Senlin's texts (node_action.py); a failure's text is the worker's
+  plan.success_reason =
+    action.action === 'NODE_CHECK' ? 'Node check succeeded.' : action.action === 'NODE_RECOVER' ? 'Node recovered successfully.' : `Node operation '${op}' succeeded.`;
   return { ...base, failure: null };
 }
 

@@ -55,6 +55,7 @@ describe('normalising the captured Nova samples', () => {
       hostId: '6ee0de528a264e6083efc61321eb0f7e13105a3bcccbce57da54c312',
       metadata: {},
       fault: null,
+      imageId: 'a83c3c75-fc9c-4be2-aebf-735c080a4c25',
     });
   });
 
@@ -69,6 +70,7 @@ describe('normalising the captured Nova samples', () => {
       hostId: null,
       metadata: {},
       fault: { code: 500, message: 'No valid host was found. There are not enough hosts available.' },
+      imageId: 'a83c3c75-fc9c-4be2-aebf-735c080a4c25',
     });
   });
 

@@ -92,6 +92,7 @@ export function server(raw: unknown, where = 'server'): Server {
     hostId: optionalString(s, 'hostId'),
     metadata,
     fault,
+    imageId: s.image !== null && typeof s.image === 'object' && typeof (s.image as Record<string, unknown>).id === 'string' ? String((s.image as Record<string, unknown>).id) : null,
   };
 }
 

@@ -6,7 +6,7 @@ import { KeystoneSession } from './keystone-session';
 import { MV, atLeast, chooseMicroversion, microversionHeaders, readVersionDocument } from './microversion';
 import * as shape from './normalise';
 import { NovaError, NovaForbiddenError, NovaMicroversionError, NovaResponseError, type OpenStackService } from './nova.errors';
-import type { AvailabilityZone, Hypervisor, NovaPort, Server, ServerCreateRequest, ServerGroup, ServerGroupPolicy } from './nova.port';
+import type { AvailabilityZone, Hypervisor, NovaPort, Server, ServerAction, ServerCreateRequest, ServerGroup, ServerGroupPolicy } from './nova.port';
 
 export interface NovaClientOptions extends CredentialSources {
   /** one HTTP exchange (default: node:http(s) with keep-alive) */
@@ -232,6 +232,50 @@ export class NovaHttpClient implements NovaPort {
 
   async deleteServer(id: string): Promise<void> {
     await this.call('DELETE', `/servers/${encodeURIComponent(id)}`, { accept: [404] });
+  }
+
+  async serverAction(id: string, request: ServerAction): Promise<void> {
+    const path = `/servers/${encodeURIComponent(id)}/action`;
+    let body: Record<string, unknown>;
+    switch (request.action) {
+      case 'reboot':
+        body = { reboot: { type: request.type } };
+        break;
+      case 'rebuild': {
+        let imageRef = request.imageRef ? await this.resolveImage(request.imageRef) : null;
+        if (!imageRef) {
+          const server = await this.getServer(id);
+          if (!server) throw new NovaError({ service: 'compute', status: 404, method: 'GET', path: `/servers/${id}`, serviceMessage: `Instance ${id} could not be found.` });
+          imageRef = server.imageId ?? null;
+          if (!imageRef) throw badRequest(`server ${id} was not booted from an image: rebuild needs an image`);
+        }
+        const rebuild: Record<string, unknown> = { imageRef };
+        if (request.name) rebuild.name = request.name;
+        if (request.adminPass) rebuild.adminPass = request.adminPass;
+        body = { rebuild };
+        break;
+      }
+      case 'changePassword':
+        body = { changePassword: { adminPass: request.adminPass } };
+        break;
+      case 'rescue': {
+        const rescue: Record<string, unknown> = {};
+        if (request.rescueImageRef) rescue.rescue_image_ref = await this.resolveImage(request.rescueImageRef);
+        if (request.adminPass) rescue.adminPass = request.adminPass;
+        body = { rescue };
+        break;
+      }
+      case 'evacuate': {
+        const evacuate: Record<string, unknown> = {};
+        if (request.host) evacuate.host = request.host;
+        if (request.force !== undefined) evacuate.force = request.force;
+        body = { evacuate };
+        break;
+      }
+      default:
+        body = { [request.action]: null };
+    }
+    await this.call('POST', path, { body });
   }
 
   async listAvailabilityZones(detail = false): Promise<AvailabilityZone[]> {

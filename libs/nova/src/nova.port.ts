@@ -36,7 +36,22 @@ export interface Server {
    * gives null for an ERROR server there (the simulator lists it).
    */
   fault: { code: number; message: string } | null;
+  /** the image the server was booted or last rebuilt from (absent from a volume-booted server) */
+  imageId?: string | null;
 }
+
+/**
+ * The server actions Trellis runs for Senlin's node operations and recovery (POST
+ * /servers/{id}/action), each in Nova's own terms.
+ */
+export type ServerAction =
+  | { action: 'reboot'; type: 'SOFT' | 'HARD' }
+  /** without imageRef the server is rebuilt from the image it runs */
+  | { action: 'rebuild'; imageRef?: string; name?: string; adminPass?: string }
+  | { action: 'changePassword'; adminPass: string }
+  | { action: 'rescue'; rescueImageRef?: string; adminPass?: string }
+  | { action: 'evacuate'; host?: string; force?: boolean }
+  | { action: 'os-start' | 'os-stop' | 'pause' | 'unpause' | 'suspend' | 'resume' | 'lock' | 'unlock' | 'unrescue' | 'migrate' };
 
 export interface ServerCreateRequest {
   name: string;
@@ -88,6 +103,8 @@ export interface NovaPort {
    */
   listServers(filter?: { metadata?: Record<string, string>; name?: string }): Promise<Server[]>;
   deleteServer(id: string): Promise<void>;
+  /** Nova accepted the action (it runs on asynchronously: poll getServer for its outcome) */
+  serverAction(id: string, action: ServerAction): Promise<void>;
 
   /** zones servers can be booted into (never Nova's `internal` zone), in both views */
   listAvailabilityZones(detail?: boolean): Promise<AvailabilityZone[]>;

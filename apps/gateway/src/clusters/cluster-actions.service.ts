@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { badRequest, conflict } from '@trellis/common';
+import { badRequest, conflict, notFound } from '@trellis/common';
 import { ClusterEntity, ClusterPolicyEntity, NodeEntity, PolicyEntity, ProfileEntity } from '@trellis/persistence/entities';
 import type { ClusterActionName } from '@trellis/contracts';
 import { ActionSubmitter } from '../actions/action-submitter';
@@ -24,10 +24,8 @@ import { lookup, mustFind } from '../shared/lookup';
 
 const SUPPORTED = [
   'scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check', 'repair',
-  'recover', 'replace_nodes',
+  'recover', 'replace_nodes', 'complete_lifecycle',
 ];
-/** Senlin actions Trellis does not run (no lifecycle hooks). */
-const UNSUPPORTED = ['complete_lifecycle'];
 /** Senlin's recovery operations (consts.RECOVERY_ACTIONS), named in any case. */
 const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
 
@@ -55,6 +53,7 @@ export class ClusterActionsService {
    */
   async dryRun(req: ApiRequest, identity: string, body: unknown) {
     const [key, data] = pickAction(body, req);
+    if (key === 'complete_lifecycle') throw badRequest('complete_lifecycle changes no cluster: there is nothing to decide.', 'HTTPBadRequest');
     return this.uow.run(async (tx) => {
       const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
       const planned = await this.plan(tx, req, cluster, identity, key, data);
@@ -70,6 +69,7 @@ export class ClusterActionsService {
 
   async perform(req: ApiRequest, identity: string, body: unknown): Promise<string> {
     const [key, data] = pickAction(body, req);
+    if (key === 'complete_lifecycle') return this.completeLifecycle(req, data);
     return this.uow.run(async (tx) => {
       // Locked as it is read (the submitter's conflict checks need the lock anyway): the request
       // checks then judge the cluster as it stays until this transaction ends.
@@ -85,6 +85,23 @@ export class ClusterActionsService {
       });
       return action.id;
     });
+  }
+
+  /**
+   * Senlin 1.9's complete_lifecycle: the token is the id of the action that waits for a lifecycle
+   * hook; the answer names that action (its Location), and the cluster is not looked up (Senlin's
+   * cluster_complete_lifecycle). An action that does not wait is left as it is, as Senlin does; Trellis
+   * runs no lifecycle hooks, so no action of it ever waits. Unlike Senlin the token is looked up in
+   * the caller's project only.
+   */
+  private async completeLifecycle(req: ApiRequest, data: Json): Promise<string> {
+    if (!req.version.atLeast('1.9')) throw badRequest(`API version '${req.version.toString()}' is not supported on this method.`, 'MethodVersionNotFound');
+    checkKeys(data, ['lifecycle_action_token']);
+    const token = stringField(data, 'lifecycle_action_token');
+    if (token === null) throw badRequest("Field 'lifecycle_action_token' cannot be None", 'HTTPBadRequest');
+    const rows: Array<{ id: string }> = await this.uow.manager.query('SELECT id FROM actions WHERE id::text = $1 AND project = $2', [token, req.caller.projectId]);
+    if (!rows.length) throw notFound('action', token);
+    return rows[0].id;
   }
 
   private plan(tx: Tx, req: ApiRequest, cluster: ClusterEntity, identity: string, key: string, data: Json): Promise<Planned> | Planned {
@@ -293,7 +310,6 @@ function pickAction(body: unknown, req: ApiRequest): [string, Json] {
   const keys = Object.keys(body);
   if (keys.length > 1) throw badRequest('Multiple actions specified', 'HTTPBadRequest');
   const key = keys[0];
-  if (UNSUPPORTED.includes(key)) throw conflict(`The cluster action '${key}' is not supported.`, 'FeatureNotSupported');
   if (!SUPPORTED.includes(key)) throw badRequest(`Unrecognized action '${key}' specified`, 'HTTPBadRequest');
   const data = body[key] ?? {};
   if (!isMap(data)) throw badRequest('The data provided is not a map', 'HTTPBadRequest');

@@ -1,19 +1,23 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { NodeCreateRequest, NodeUpdateRequest } from '../openapi/request-bodies.dto';
-import { NodeEnvelope, NodeList } from '../openapi/response-bodies.dto';
+import { NodeActionRequest, NodeCreateRequest, NodeOperationRequest, NodeUpdateRequest } from '../openapi/request-bodies.dto';
+import { ActionAccepted, NodeEnvelope, NodeList } from '../openapi/response-bodies.dto';
 import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { NodesService } from './nodes.service';
+import { NodeActionsService } from './node-actions.service';
 import { Operation } from '../core/policy.guard';
 
 @ApiTags('nodes')
 @SenlinApi()
 @Controller('v1/nodes')
 export class NodesController {
-  constructor(private readonly nodes: NodesService) {}
+  constructor(
+    private readonly nodes: NodesService,
+    private readonly nodeActions: NodeActionsService,
+  ) {}
 
   @Get()
   @Operation('nodes:index')
@@ -74,5 +78,30 @@ export class NodesController {
     const actionId = await this.nodes.remove(req, id, query);
     setActionLocation(res, req, actionId);
     res.status(202).type('application/json').send('null');
+  }
+
+  @Post(':node_id/actions')
+  @Operation('nodes:action')
+  @HttpCode(202)
+  @ApiBody({ type: NodeActionRequest, description: 'Exactly one of `check` or `recover`, its value a map.' })
+  @AcceptedAction(ActionAccepted, 'NODE_CHECK or NODE_RECOVER runs behind the Location.')
+  @NotFound()
+  @Conflict('Another action on the node or its cluster is active.')
+  async act(@Ctx() req: ApiRequest, @Param('node_id') id: string, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {
+    const actionId = await this.nodeActions.act(req, id, body);
+    setActionLocation(res, req, actionId);
+    return { action: actionId };
+  }
+
+  @Post(':node_id/ops')
+  @Operation('nodes:operation')
+  @HttpCode(202)
+  @ApiBody({ type: NodeOperationRequest, description: '>= 1.4. Exactly one operation of the profile type (also pause, unpause, suspend, resume, lock, unlock, rescue, unrescue, evacuate).' })
+  @AcceptedAction(ActionAccepted, 'NODE_OPERATION runs behind the Location.')
+  @NotFound()
+  async operate(@Ctx() req: ApiRequest, @Param('node_id') id: string, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {
+    const actionId = await this.nodeActions.operate(req, id, body);
+    setActionLocation(res, req, actionId);
+    return { action: actionId };
   }
 }

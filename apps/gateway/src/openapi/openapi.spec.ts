@@ -26,6 +26,8 @@ const TAKES_BODY = new Set([
   'post /v1/clusters/{cluster_id}/actions',
   'post /v1/nodes',
   'patch /v1/nodes/{node_id}',
+  'post /v1/nodes/{node_id}/actions',
+  'post /v1/nodes/{node_id}/ops',
   'post /v1/actions/{action_id}/replay',
   'post /v1/evaluations',
   'post /v1/receivers',
@@ -116,7 +118,7 @@ describe('the OpenAPI document', () => {
     const op = doc.paths['/v1/clusters/{cluster_id}/actions'].post;
     const body = resolve(op.requestBody?.content?.['application/json']?.schema);
     expect(Object.keys(body.properties ?? {}).sort()).toEqual(
-      ['add_nodes', 'check', 'del_nodes', 'policy_attach', 'policy_detach', 'policy_update', 'repair', 'resize', 'scale_in', 'scale_out'],
+      ['add_nodes', 'check', 'complete_lifecycle', 'del_nodes', 'policy_attach', 'policy_detach', 'policy_update', 'repair', 'resize', 'scale_in', 'scale_out'],
     );
     expect(Object.keys(resolve(body.properties?.scale_out).properties ?? {})).toEqual(['count']);
     expect(resolve(body.properties?.policy_attach).required).toEqual(['policy_id']);

@@ -260,6 +260,9 @@ export class ClusterActionRequest {
 
   @ApiPropertyOptional({ type: RepairAction, description: 'CLUSTER_REPAIR: repair the open drift findings; takes no keys.' })
   repair?: RepairAction;
+
+  @ApiPropertyOptional({ ...FREE_MAP, description: '>= 1.9: `{"lifecycle_action_token": <action id>}`; answers with that action.' })
+  complete_lifecycle?: Record<string, unknown>;
 }
 
 export class NodeCreateFields {
@@ -346,4 +349,42 @@ export class ActionUpdateFields {
 export class ActionUpdateRequest {
   @ApiProperty({ type: ActionUpdateFields })
   action!: ActionUpdateFields;
+}
+
+export class NodeRecoverParams {
+  @ApiPropertyOptional({ enum: ['REBOOT', 'REBUILD', 'RECREATE'], description: 'Any case. RECREATE is not run by the nova-worker.' })
+  operation?: string;
+
+  @ApiPropertyOptional({ ...FREE_MAP, example: { type: 'HARD' }, description: 'REBOOT: `type` SOFT or HARD (default HARD).' })
+  operation_params?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: 'boolean' })
+  check?: boolean;
+}
+
+/** POST /v1/nodes/{id}/actions: exactly one key. */
+export class NodeActionRequest {
+  @ApiPropertyOptional({ ...FREE_MAP, description: 'NODE_CHECK: is the server still there and ACTIVE?' })
+  check?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: NodeRecoverParams, description: 'NODE_RECOVER.' })
+  recover?: NodeRecoverParams;
+}
+
+/** POST /v1/nodes/{id}/ops (>= 1.4): exactly one operation of GET /v1/profile-types/{type}/ops, its value the parameters. */
+export class NodeOperationRequest {
+  @ApiPropertyOptional({ ...FREE_MAP, example: { type: 'SOFT' }, description: '`type`: SOFT (default) or HARD.' })
+  reboot?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ ...FREE_MAP })
+  rebuild?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ ...FREE_MAP, description: '`admin_pass`.' })
+  change_password?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ ...FREE_MAP })
+  start?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ ...FREE_MAP })
+  stop?: Record<string, unknown>;
 }

@@ -8,6 +8,7 @@ import { requireVersion } from '../core/api-version';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { PROFILE_SUPPORT_STATUS, PROFILE_TYPE_NAME, PROFILE_TYPE_VERSION, renderProfileSchema } from './nova-server.profile-type';
 import { Operation } from '../core/policy.guard';
+import { renderOperations } from './nova-server.operations';
 
 @ApiTags('profile-types')
 @SenlinApi()
@@ -36,7 +37,7 @@ export class ProfileTypesController {
     return { profile_type: view };
   }
 
-  /** Trellis runs no profile operations (reboot, rebuild, ...): the list is empty. */
+  /** The server operations POST /v1/nodes/{id}/ops runs (Senlin's ServerProfile.OPERATIONS). */
   @Get(':type_name/ops')
   @Operation('profile_types:ops')
   @ApiOkResponse({ type: ProfileTypeOps, description: '>= 1.4.' })
@@ -44,6 +45,6 @@ export class ProfileTypesController {
   ops(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
     requireVersion(req.version, '1.4');
     if (typeName !== PROFILE_TYPE_NOVA_SERVER) throw notFound('profile_type', typeName);
-    return { operations: {} };
+    return { operations: renderOperations() };
   }
 }

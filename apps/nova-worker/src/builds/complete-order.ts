@@ -80,33 +80,12 @@ export async function completeOrderIfDone(m: EntityManager, actionId: string, no
     });
   }
 
-  const messageId = randomUUID();
-  const outcome = failures.length ? 'FAILED' : 'SUCCEEDED';
-  const result: WorkResultMessage = {
-    message_id: messageId,
-    schema_version: SCHEMA_VERSION,
-    action_id: actionId,
-    correlation_id: payload.correlation_id,
-    sent_at: now.toISOString(),
-    cluster_id: payload.cluster_id,
-    outcome,
+  await writeWorkResult(m, actionId, payload, now, {
+    outcome: failures.length ? 'FAILED' : 'SUCCEEDED',
     reason: failures.length ? summarise(failures) : 'All servers reached their final state.',
     nodes,
     groups: order.groups,
-  };
-  await addToOutbox(m, {
-    exchange: Exchanges.results,
-    routingKey: RoutingKeys.workResult,
-    type: RoutingKeys.workResult,
-    messageId,
-    correlationId: payload.correlation_id,
-    body: result,
   });
-  await m.query(`UPDATE work_orders SET status = 'DONE', result_message_id = $2, updated_at = $3 WHERE action_id = $1`, [
-    actionId,
-    messageId,
-    now,
-  ]);
   return true;
 }
 
@@ -116,4 +95,40 @@ const isPendingFor = (n: NodeState | undefined, actionId: string) => n !== undef
 function summarise(reasons: string[]): string {
   const first = reasons[0];
   return reasons.length === 1 ? first : `${first} (and ${reasons.length - 1} more node(s) failed)`;
+}
+
+/**
+ * Writes the order's work result to the outbox and marks the order DONE, in the caller's
+ * transaction (which holds the order's row lock).
+ */
+export async function writeWorkResult(
+  m: EntityManager,
+  actionId: string,
+  payload: WorkOrderMessage,
+  now: Date,
+  result: Pick<WorkResultMessage, 'outcome' | 'reason' | 'nodes' | 'groups'>,
+): Promise<void> {
+  const messageId = randomUUID();
+  const message: WorkResultMessage = {
+    message_id: messageId,
+    schema_version: SCHEMA_VERSION,
+    action_id: actionId,
+    correlation_id: payload.correlation_id,
+    sent_at: now.toISOString(),
+    cluster_id: payload.cluster_id,
+    ...result,
+  };
+  await addToOutbox(m, {
+    exchange: Exchanges.results,
+    routingKey: RoutingKeys.workResult,
+    type: RoutingKeys.workResult,
+    messageId,
+    correlationId: payload.correlation_id,
+    body: message,
+  });
+  await m.query(`UPDATE work_orders SET status = 'DONE', result_message_id = $2, updated_at = $3 WHERE action_id = $1`, [
+    actionId,
+    messageId,
+    now,
+  ]);
 }

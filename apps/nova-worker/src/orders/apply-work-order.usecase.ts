@@ -6,7 +6,8 @@ import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { bootWaves, waitUntilPlaced } from './affinity-seeds';
 import { buildServerRequest } from './server-request';
-import { NODE_STATE, ORDER_STATE, completeOrderIfDone, type NodeState, type OrderState } from '../builds/complete-order';
+import { NODE_STATE, ORDER_STATE, completeOrderIfDone, writeWorkResult, type NodeState, type OrderState } from '../builds/complete-order';
+import { runServerOp, type OpOutcome } from '../ops/server-ops';
 import { mapLimit } from '../map-limit';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
 import { OrderHeartbeat, claimOrder, fencedUpdate, type HeldOrder, type OrderClaim } from './order-lease';
@@ -88,6 +89,7 @@ export class ApplyWorkOrderUseCase {
    */
   private async applyClaimed(order: WorkOrderMessage, claim: HeldOrder, log: Logger): Promise<ApplyResult> {
     const nova = await this.access.asOwner({ project: order.project, user: order.user }, { verify: true });
+    if (order.server_ops?.length) return this.applyOps(order, claim, nova, log);
     const groups = await this.ensureGroups(nova, order, log);
     const resolveGroup = (ref: string) => groups[ref] ?? ref;
 
@@ -180,6 +182,67 @@ export class ApplyWorkOrderUseCase {
     const failed = outcomes.filter((o) => o.error).length;
     log.info('work order applied', { created, reused, failed, deleting: order.delete_servers.length });
     return { applied: true, created, reused, failed, deleting: order.delete_servers.length };
+  }
+
+  /**
+   * Node check, recover and operations (kind `ops`): each server operation with the action user's
+   * trust, waiting (bounded by half the order's claim) for the server to settle, then the nodes'
+   * new statuses and the work result in one fenced transaction.
+   */
+  private async applyOps(order: WorkOrderMessage, claim: HeldOrder, nova: NovaPort, log: Logger): Promise<ApplyResult> {
+    const ops = order.server_ops ?? [];
+    const ended = await this.endedStatus(order.action_id);
+    const rows: Array<{ id: string; status: string; status_reason: string }> = await this.dataSource.query(
+      'SELECT id, status, status_reason FROM nodes WHERE id = ANY($1)',
+      [ops.map((o) => o.node_id)],
+    );
+    const nodes = new Map(rows.map((r) => [r.id, r]));
+    const waitMs = Math.min(order.build_timeout, this.options.leaseSeconds / 2) * 1000;
+    const outcomes: Array<{ op: (typeof ops)[number]; outcome: OpOutcome }> = [];
+    for (const op of ops) {
+      const node = nodes.get(op.node_id);
+      // the safe point of a cancel (or a timeout): no Nova call for an action that has ended
+      const outcome: OpOutcome = ended
+        ? { ok: false, detail: `the action ended ${ended} before Nova was asked`, node: null }
+        : !node
+          ? { ok: false, detail: `The node '${op.node_id}' could not be found.`, node: null }
+          : await runServerOp({ nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason });
+      outcomes.push({ op, outcome });
+    }
+    const now = new Date();
+    const fenced = await inTransaction(this.dataSource, async (m) => {
+      const locked = await fencedUpdate<OrderState>(m, order.action_id, claim.token, `status = 'BUILDING', updated_at = $2`, [now], ORDER_STATE);
+      if (!locked) return true;
+      for (const { op, outcome } of outcomes) {
+        if (!outcome.node) continue;
+        await m.query(
+          `UPDATE nodes SET status = $2, status_reason = $3, updated_at = $4,
+             physical_id = CASE WHEN $5 THEN NULL ELSE physical_id END
+           WHERE id = $1`,
+          [op.node_id, outcome.node.status, outcome.node.reason, now, outcome.node.clearPhysicalId === true],
+        );
+      }
+      const failed = outcomes.filter((o) => !o.outcome.ok);
+      await writeWorkResult(m, order.action_id, order, now, {
+        outcome: failed.length ? 'FAILED' : 'SUCCEEDED',
+        reason: failed.length ? `${opFailure(order, failed[0].op.op)}: ${failed[0].outcome.detail}` : 'The server operations completed.',
+        nodes: outcomes.map(({ op, outcome }) => ({
+          node_id: op.node_id,
+          status: outcome.node?.status === 'ERROR' ? 'ERROR' : 'ACTIVE',
+          physical_id: outcome.node?.clearPhysicalId ? null : op.physical_id,
+          reason: outcome.node?.status === 'ERROR' ? outcome.node.reason : null,
+        })),
+        groups: {},
+      });
+      return false;
+    });
+    if (fenced) {
+      log.warn('work order was taken over while this worker applied it; its outcome is the new holder\'s to record');
+      return { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
+    }
+    const failed = outcomes.filter((o) => !o.outcome.ok).length;
+    log.info('server operations applied', { ops: ops.map((o) => o.op), failed });
+    return { applied: true, created: 0, reused: 0, failed, deleting: 0 };
   }
 
   /**
@@ -319,6 +382,13 @@ export class ApplyWorkOrderUseCase {
     }
     return written;
   }
+}
+
+/** Senlin's failure text of a node action (node_action.py). */
+function opFailure(order: WorkOrderMessage, op: string): string {
+  if (order.action === 'NODE_CHECK') return 'Node check failed';
+  if (order.action === 'NODE_RECOVER') return 'Node recover failed';
+  return `Node operation '${op}' failed`;
 }
 
 /** Errors worth a redelivery: Nova or Keystone unreachable or failing after the client's own retries. */

@@ -2,7 +2,7 @@ import type { WorkOrderMessage } from '@trellis/contracts';
 import { errorMessage } from '@trellis/common';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
-import { NODE_STATE, completeOrderIfDone, type NodeState } from '../builds/complete-order';
+import { NODE_STATE, completeOrderIfDone, writeWorkResult, type NodeState } from '../builds/complete-order';
 
 /**
  * How a work order that met a transient cloud error (Nova or Keystone unreachable, 5xx, 429, 409
@@ -76,6 +76,16 @@ export async function deferOrder(
  */
 export async function failOrderNodes(m: EntityManager, order: WorkOrderMessage, reason: string): Promise<void> {
   const now = new Date();
+  if (order.server_ops?.length) {
+    // an operation that never reached Nova leaves its node as it was; the action fails with the reason
+    await m.query(
+      `UPDATE work_orders SET last_error = $2, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+        WHERE action_id = $1`,
+      [order.action_id, reason],
+    );
+    await writeWorkResult(m, order.action_id, order, now, { outcome: 'FAILED', reason, nodes: [], groups: {} });
+    return;
+  }
   const ids = [...order.create_servers.map((c) => c.node_id), ...order.delete_servers.map((d) => d.node_id)];
   const written = changedRows<NodeState>(
     await m.query(

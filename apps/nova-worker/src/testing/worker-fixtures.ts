@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@trellis/common';
 import { RoutingKeys, SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
-import { NovaError, type NovaPort, type Server, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
+import { NovaError, type NovaPort, type Server, type ServerAction, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
 import { NodeEntity, WorkOrderEntity, type Database } from '@trellis/persistence';
 import { BuildPoller } from '../builds/build-poller';
 import { NovaAccess } from '../identity/nova-access';
@@ -48,6 +48,23 @@ export class FakeNova implements Partial<NovaPort> {
     this.deleted.push(id);
     const server = this.servers.get(id);
     if (server) server.status = 'DELETING';
+  }
+
+  /** server actions asked for, in order */
+  readonly actions: Array<{ id: string; action: ServerAction }> = [];
+  /** set to make serverAction answer 409 with this message */
+  refuseActions: string | null = null;
+
+  /** Nova accepts the action; the server settles at once (reboot/rebuild → ACTIVE, os-stop → SHUTOFF, ...) */
+  async serverAction(id: string, action: ServerAction): Promise<void> {
+    const server = this.servers.get(id);
+    if (!server) throw new NovaError({ service: 'compute', status: 404, method: 'POST', path: `/servers/${id}/action`, serviceMessage: `Instance ${id} could not be found.` });
+    if (this.refuseActions) {
+      throw new NovaError({ service: 'compute', status: 409, method: 'POST', path: `/servers/${id}/action`, serviceMessage: this.refuseActions });
+    }
+    this.actions.push({ id, action });
+    const settled: Record<string, string> = { 'os-stop': 'SHUTOFF', pause: 'PAUSED', suspend: 'SUSPENDED', rescue: 'RESCUE' };
+    if (!['lock', 'unlock', 'changePassword'].includes(action.action)) server.status = settled[action.action] ?? 'ACTIVE';
   }
 
   readonly groups = new Map<string, ServerGroup>();

@@ -93,4 +93,35 @@ describe('DeadlineSupervisor: every action ends', () => {
     expect(events).toHaveLength(1);
     expect(events[0].status_reason).toMatch(/^A SUCCEEDED work result arrived after the action ended FAILED; it was recorded, not applied/);
   });
+
+  /** a READY action created `createdAgo` s ago on `target` */
+  async function readyAction(kind: 'NODE_CHECK' | 'CLUSTER_SCALE_OUT', target: string, timeout: number, createdAgo: number) {
+    const id = randomUUID();
+    const created = new Date(Date.now() - createdAgo * 1000);
+    await db.dataSource.getRepository(ActionEntity).insert(
+      row<ActionEntity>({
+        id, name: 'ready', cluster_id: kind === 'NODE_CHECK' ? null : target, target, action: kind, cause: 'RPC Request',
+        owner: null, interval: -1, start_time: null, end_time: null, timeout, status: 'READY',
+        status_reason: '', inputs: {}, outputs: {}, data: {}, depends_on: [], depended_by: [], project: 'p', user: 'u', domain: null,
+        created_at: created, updated_at: created, lease_owner: null, lease_expires_at: null, attempts: 0,
+      }),
+    );
+    return id;
+  }
+
+  it('ends READY actions the engine never took up: a vanished node at once, an existing cluster after its timeout', async () => {
+    const { clusterId } = await runningScaleOut(600, 0);
+    const vanishedNode = randomUUID();
+    const orphanCheck = await readyAction('NODE_CHECK', vanishedNode, 600, 0);
+    const stale = await readyAction('CLUSTER_SCALE_OUT', clusterId, 5, 6);
+    const fresh = await readyAction('CLUSTER_SCALE_OUT', clusterId, 600, 6);
+
+    const failed = await new DeadlineSupervisor(db.dataSource, silentLogger, { intervalSeconds: 1 }).failOverdue();
+
+    expect(failed).toEqual(expect.arrayContaining([orphanCheck, stale]));
+    expect(failed).not.toContain(fresh);
+    expect(await action(orphanCheck)).toMatchObject({ status: 'FAILED', status_reason: `The node '${vanishedNode}' could not be found.` });
+    expect(await action(stale)).toMatchObject({ status: 'FAILED', status_reason: 'CLUSTER_SCALE_OUT timed out after 5 s.' });
+    expect((await action(fresh)).status).toBe('READY');
+  });
 });

@@ -19,7 +19,8 @@ const NOTHING_PLANNED: EnginePlan = {
 } as unknown as EnginePlan;
 
 /**
- * Every action ends: a RUNNING action whose `timeout` (seconds from its start) has passed is failed
+ * Every action ends. A READY action the engine never took up is failed once its timeout has passed
+ * since it was created, or at once when its node or cluster no longer exists. A RUNNING action whose `timeout` (seconds from its start) has passed is failed
  * with "timed out after N s", whatever it waits for (a Nova outage the worker keeps retrying, a
  * result that was lost). Its nodes still in INIT/CREATING/DELETING become ERROR with the same reason,
  * and the cluster's status is recomputed and the cluster released as for any other end of the action
@@ -66,7 +67,24 @@ export class DeadlineSupervisor {
           [this.options.batchSize ?? 50],
         );
         for (const { id } of overdue) await this.failOne(m, id);
-        return overdue.map((o) => o.id);
+        // READY actions the engine never took up: past their timeout (counted from their creation),
+        // or whose node or cluster is gone (deleted by an action that skips the conflict checks)
+        const stranded: Array<{ id: string; gone: boolean }> = await m.query(
+          `SELECT a.id, NOT EXISTS (
+                    SELECT 1 FROM nodes n WHERE a.action LIKE 'NODE\\_%' AND n.id::text = a.target::text
+                    UNION ALL SELECT 1 FROM clusters c WHERE a.action NOT LIKE 'NODE\\_%' AND c.id::text = a.target::text) AS gone
+             FROM actions a
+            WHERE a.status = 'READY'
+              AND ((a.timeout > 0 AND extract(epoch FROM a.created_at) + a.timeout <= extract(epoch FROM clock_timestamp()))
+                OR NOT EXISTS (
+                    SELECT 1 FROM nodes n WHERE a.action LIKE 'NODE\\_%' AND n.id::text = a.target::text
+                    UNION ALL SELECT 1 FROM clusters c WHERE a.action NOT LIKE 'NODE\\_%' AND c.id::text = a.target::text))
+            ORDER BY a.created_at LIMIT $1
+            FOR UPDATE OF a SKIP LOCKED`,
+          [this.options.batchSize ?? 50],
+        );
+        for (const { id, gone } of stranded) await this.failOne(m, id, gone);
+        return [...overdue, ...stranded].map((o) => o.id);
       });
       if (failed.length) this.logger.warn('actions failed: they ran past their timeout', { actions: failed });
       return failed;
@@ -76,10 +94,13 @@ export class DeadlineSupervisor {
     }
   }
 
-  private async failOne(m: EntityManager, id: string): Promise<void> {
+  private async failOne(m: EntityManager, id: string, targetGone = false): Promise<void> {
     const action = await m.getRepository(ActionEntity).findOneByOrFail({ id });
     const now = new Date();
-    const reason = `${action.action} timed out after ${action.timeout} s.`;
+    const kind = action.action.startsWith('NODE_') ? 'node' : 'cluster';
+    const reason = targetGone
+      ? `The ${kind} '${action.target}' could not be found.`
+      : `${action.action} timed out after ${action.timeout} s.`;
     await m.query(
       `UPDATE nodes SET status = 'ERROR', status_reason = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
         WHERE action_id = $1 AND status IN ('INIT', 'CREATING', 'DELETING')`,

@@ -1,0 +1,66 @@
+import { advanceClock, bootAndShow, call, login } from './spec-helpers';
+import { startNovaSimulator, type RunningSimulator } from './simulator';
+
+const SERVERS = '/compute/v2.1/servers';
+
+describe('server actions (POST /servers/{id}/action)', () => {
+  let sim: RunningSimulator;
+  let admin: string;
+  let demo: string;
+  beforeAll(async () => {
+    sim = await startNovaSimulator({ buildDelayMs: 2000 });
+    admin = await login(sim, 'admin');
+    demo = await login(sim, 'demo');
+  });
+  afterAll(() => sim.close());
+
+  async function activeServer(): Promise<string> {
+    const s = await bootAndShow(sim, { token: demo }, admin);
+    await advanceClock(sim, 3000);
+    return s.id as string;
+  }
+  const act = (id: string, body: unknown, token = demo) => call(sim, 'POST', `${SERVERS}/${id}/action`, { token, version: '2.64', body });
+  const show = async (id: string) => (await call(sim, 'GET', `${SERVERS}/${id}`, { token: admin, version: '2.64' })).body.server;
+
+  it('reboots: 202, HARD_REBOOT with task rebooting_hard, then ACTIVE', async () => {
+    const id = await activeServer();
+    expect((await act(id, { reboot: { type: 'HARD' } })).status).toBe(202);
+    expect(await show(id)).toMatchObject({ status: 'HARD_REBOOT', 'OS-EXT-STS:task_state': 'rebooting_hard' });
+    await advanceClock(sim, 1000);
+    expect(await show(id)).toMatchObject({ status: 'ACTIVE', 'OS-EXT-STS:task_state': null });
+  });
+
+  it('stops and starts; refuses to stop a stopped server and to act while a task runs (409)', async () => {
+    const id = await activeServer();
+    expect((await act(id, { 'os-stop': null })).status).toBe(202);
+    const busy = await act(id, { 'os-start': null });
+    expect(busy.status).toBe(409);
+    expect(busy.body.conflictingRequest.message).toBe(`Cannot 'os-start' instance ${id} while it is in task_state powering-off`);
+    await advanceClock(sim, 1000);
+    expect(await show(id)).toMatchObject({ status: 'SHUTOFF', 'OS-EXT-STS:vm_state': 'stopped', 'OS-EXT-STS:power_state': 0 });
+    const again = await act(id, { 'os-stop': null });
+    expect(again.status).toBe(409);
+    expect(again.body.conflictingRequest.message).toBe(`Cannot 'os-stop' instance ${id} while it is in vm_state stopped`);
+    expect((await act(id, { 'os-start': null })).status).toBe(202);
+    await advanceClock(sim, 1000);
+    expect((await show(id)).status).toBe('ACTIVE');
+  });
+
+  it('rebuilds with an image; locks a server against a member; 404 for an unknown server, 400 for an unknown action, 403 migrate for a member', async () => {
+    const id = await activeServer();
+    const rebuilt = await act(id, { rebuild: { imageRef: (await show(id)).image.id } });
+    expect(rebuilt.status).toBe(202);
+    expect(rebuilt.body.server.status).toBe('REBUILD');
+    await advanceClock(sim, 1000);
+    expect((await act(id, { lock: null })).status).toBe(202);
+    const locked = await act(id, { pause: null });
+    expect(locked.status).toBe(409);
+    expect(locked.body.conflictingRequest.message).toBe(`Instance ${id} is locked`);
+    expect((await act(id, { unlock: null })).status).toBe(202);
+    expect((await act('00000000-0000-0000-0000-000000000000', { reboot: { type: 'SOFT' } })).status).toBe(404);
+    const unknown = await act(id, { dance: null });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.badRequest.message).toBe('There is no such action: dance');
+    expect((await act(id, { migrate: null })).status).toBe(403);
+  });
+});
