@@ -284,7 +284,7 @@ export async function drsPlacementScenario(cloud: ScenarioCloud, on: TrellisOnCl
 }
 
 /**
- * The DRS error path: Trellis's service user may not list hypervisors (here a reader, which gets
+ * The DRS error path: Trellis's service user may not list hypervisors (here a member, which gets
  * 403), so the worker stores the hypervisors fact with its error and no items; the DRS policy then
  * finds no DRS host and the scale-out fails with decision 9's reason, without booting anything.
  */
@@ -411,7 +411,9 @@ export function describeScenarios(options: ScenarioSuiteOptions): void {
     it("DRS: servers land on the DRS node's service host", () => drsPlacementScenario(...started(asAdmin), `${run}-drs`), timeout);
 
     it('DRS without the right to list hypervisors: the scale-out fails with "No suitable vSphere host is available."', async () => {
-      asMember = await startTrellisOn(started(asAdmin)[0], 'viewer');
+      // a service user without the admin role: demo itself (it can validate only its own tokens,
+      // and the test calls Trellis as demo; demo's trust then names demo as its own trustee)
+      asMember = await startTrellisOn(started(asAdmin)[0], 'demo');
       await drsWithoutHypervisorsScenario(...started(asMember), `${run}-nodrs`);
     }, timeout);
   });
