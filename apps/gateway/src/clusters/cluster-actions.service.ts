@@ -352,9 +352,8 @@ function checkActionRequest(key: string, data: Json, req: ApiRequest): void {
     case 'repair':
       checkKeys(data, []);
       return;
-    case 'recover':
-      recoverParams(data);
-      return;
+    // recover's parameters are judged after the cluster is found (Senlin's engine checks them:
+    // an unknown cluster is a 404 whatever the parameters)
     case 'replace_nodes':
       replaceMap(req, data);
       return;

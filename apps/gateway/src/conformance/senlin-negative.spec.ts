@@ -15,6 +15,9 @@ const CASES: Case[] = [
   ['post', '/v1/clusters/cluster_id/actions', {}, 400, 'No action specified'],
   ['post', '/v1/clusters/cluster_id/actions', { resize: {}, check: {} }, 400, 'Multiple actions specified'],
   ['post', '/v1/clusters/cluster_id/actions', { bogus: {} }, 400, "Unrecognized action 'bogus' specified"],
+  // recover's parameters are the engine's to judge: an unknown cluster first (test_cluster_recover.py)
+  ['post', '/v1/clusters/e6e522f4-34d4-42f7-b7f1-45004e06f3d9/actions', { recover: { k1: 'v1' } }, 404, "The cluster 'e6e522f4-34d4-42f7-b7f1-45004e06f3d9' could not be found."],
+  ['post', '/v1/clusters/cluster_id/actions', { recover: 'not-a-map' }, 400, 'The data provided is not a map'],
   // cluster update (test_cluster_update_negative.py)
   ['patch', `/v1/clusters/${UNKNOWN}`, { cluster: { bad: 'invalid' } }, 400, "Additional properties are not allowed ('bad' was unexpected)"],
   ['patch', `/v1/clusters/${UNKNOWN}`, {}, 400, "Malformed request data, missing 'cluster' key in request body."],
@@ -57,13 +60,15 @@ const LISTS: Array<[collection: string, unknownParam: string]> = [
 ];
 
 const FILTERS: Array<[query: string, message: string]> = [
-  ['/v1/clusters?status=bad-status', "Field value ['bad-status'] is invalid"],
-  ['/v1/nodes?status=bad-status', "Field value ['bad-status'] is invalid"],
-  ['/v1/events?level=bad-level', "Field value ['bad-level'] is invalid"],
-  ['/v1/events?action=bad-action', "Field value ['bad-action'] is invalid"],
+  // what the suite sends: the Python list's text as the value (status=%5B%27bad-status%27%5D)
+  [`/v1/clusters?status=${encodeURIComponent("['bad-status']")}`, "Field value ['bad-status'] is invalid"],
+  [`/v1/nodes?status=${encodeURIComponent("['bad-status']")}`, "Field value ['bad-status'] is invalid"],
+  [`/v1/events?level=${encodeURIComponent("['bad-level']")}`, "Field value ['bad-level'] is invalid"],
+  [`/v1/events?action=${encodeURIComponent("['bad-action']")}`, "Field value ['bad-action'] is invalid"],
+  ['/v1/clusters?status=bad-status', 'Field value bad-status is invalid'],
   ['/v1/nodes?limit=-5', "Value must be >= 0 for field 'limit'."],
-  ['/v1/actions?status=bad-status', "Field value ['bad-status'] is invalid"],
-  ['/v1/actions?action=CLUSTER_SCALE_OUT&action=bad-action', "Field value ['CLUSTER_SCALE_OUT', 'bad-action'] is invalid"],
+  ['/v1/actions?status=bad-status', 'Field value bad-status is invalid'],
+  ['/v1/actions?action=CLUSTER_SCALE_OUT&action=bad-action', 'Field value bad-action is invalid'],
   ['/v1/nodes?sort=name:sideways', "Unsupported sort dir 'sideways' for 'sort'."],
 ];
 

@@ -42,7 +42,7 @@ export class EventsController {
     if (q.filters.level) {
       const levels = q.filters.level.map((l) => {
         const n = LEVELS[l.toUpperCase()] ?? (/^\d+$/.test(l) ? Number(l) : undefined);
-        if (n === undefined) throw badRequest(`Field value ${pyList(q.filters.level ?? [])} is invalid`);
+        if (n === undefined) throw badRequest(`Field value ${l} is invalid`);
         return n;
       });
       qb.andWhere('e.level IN (:...levels)', { levels });

@@ -77,7 +77,9 @@ export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, r
   for (const f of spec.filters) {
     const vs = values(query[f]);
     const allowed = spec.enums?.[f];
-    if (allowed && vs.some((v) => !allowed.includes(v))) throw badRequest(`Field value ${pyList(vs)} is invalid`);
+    // Senlin's enum fields name the one value they refuse, as given (the suite sends `['bad-status']`)
+    const refused = allowed ? vs.find((v) => !allowed.includes(v)) : undefined;
+    if (refused !== undefined) throw badRequest(`Field value ${refused} is invalid`);
     if (vs.length) out.filters[f] = vs;
   }
   for (const e of spec.extra ?? []) {
