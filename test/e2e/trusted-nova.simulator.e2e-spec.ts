@@ -1,12 +1,13 @@
 import { ConfigError, type OpenStackSettings } from '@trellis/common';
-// The simulator is the Keystone + Nova these classes talk to here, as in test/e2e; only the spec imports it.
-import { startNovaSimulator, type RunningSimulator } from '../../../apps/nova-simulator/src/simulator';
-import { authRequestBody, resolveCredentials } from './credentials';
-import { defaultRuntime } from './http-transport';
-import { createSession, issueToken } from './nova-http.client';
-import { NovaError, NovaForbiddenError } from './nova.errors';
-import { TrustError, TrustedNovaPool } from './trusted-nova';
-import { KeystoneTrusts } from './trusts';
+// The trust client and the trust-scoped Nova pool against the simulator's Keystone + Nova. It lives in
+// test/e2e, not beside the code: a lib's spec must not import an app.
+import { startNovaSimulator, type RunningSimulator } from '../../apps/nova-simulator/src/simulator';
+import { authRequestBody, resolveCredentials } from '../../libs/nova/src/credentials';
+import { defaultRuntime } from '../../libs/nova/src/http-transport';
+import { createSession, issueToken } from '../../libs/nova/src/nova-http.client';
+import { NovaError, NovaForbiddenError } from '../../libs/nova/src/nova.errors';
+import { TrustError, TrustedNovaPool } from '../../libs/nova/src/trusted-nova';
+import { KeystoneTrusts } from '../../libs/nova/src/trusts';
 
 const settings = (sim: RunningSimulator, over: Partial<OpenStackSettings>): OpenStackSettings => ({
   cloud: null,
