@@ -12,6 +12,7 @@ import { UnitOfWork } from '../infra/unit-of-work';
 import { boolField, checkKeys, checkName, envelope, intField, mapField, stringField, toBool } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
 import { ClusterStatuses } from '@trellis/contracts';
+import { mustBuildNodes } from '../profiles/profile-types';
 import { lookup, mustFind } from '../shared/lookup';
 import { clusterViewOf, clusterViews } from './cluster-views';
 
@@ -64,6 +65,7 @@ export class ClustersService {
       const { manager } = tx;
       const profile = await lookup(manager, ProfileEntity, profileId, { project: req.caller.projectId });
       if (!profile) throw badRequest(`The specified profile '${profileId}' could not be found.`);
+      mustBuildNodes(profile);
       const count = await manager.getRepository(ClusterEntity).countBy({ project: req.caller.projectId });
       if (count >= this.config.maxClustersPerProject) {
         throw new DomainError('INTERNAL', 'Quota exceeded for resources.', 'OverQuota');

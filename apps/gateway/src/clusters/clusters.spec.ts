@@ -84,9 +84,9 @@ describe('profiles, clusters and scaling (issue 2)', () => {
     });
 
     it('answers an unknown profile type with 404', async () => {
-      const res = await alice().post('/v1/profiles', { profile: { name: 'x', spec: { ...NOVA_PROFILE_SPEC, type: 'os.heat.stack' } } });
+      const res = await alice().post('/v1/profiles', { profile: { name: 'x', spec: { ...NOVA_PROFILE_SPEC, type: 'os.bogus.stack' } } });
       expect(res.status).toBe(404);
-      expect(res.body.error.message).toBe("The profile_type 'os.heat.stack-1.0' could not be found.");
+      expect(res.body.error.message).toBe("The profile_type 'os.bogus.stack-1.0' could not be found.");
     });
   });
 

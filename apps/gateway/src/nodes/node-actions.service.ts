@@ -9,7 +9,8 @@ import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { isMap } from '../shared/body';
 import { mustFind } from '../shared/lookup';
-import { checkOperationParams, isServerOperation } from '../profiles/nova-server.operations';
+import { checkOperationParams, hasOperation } from '../profiles/profile-type';
+import { PROFILE_TYPES } from '../profiles/profile-types';
 import type { EntityManager } from 'typeorm';
 
 /** Senlin's recovery operations (consts.RECOVERY_ACTIONS) and reboot types. */
@@ -62,11 +63,12 @@ export class NodeActionsService {
     return this.uow.run(async (tx) => {
       const node = await mustFind(tx.manager, NodeEntity, 'node', identity, { project: req.caller.projectId });
       const profile = await tx.manager.getRepository(ProfileEntity).findOneBy({ id: node.profile_id });
-      const type = `${profile?.type ?? PROFILE_TYPE_NOVA_SERVER}`;
-      if (!isServerOperation(operation)) {
-        throw badRequest(`The requested operation '${operation}' is not supported by the profile type '${type}'.`);
+      const typeName = `${profile?.type ?? PROFILE_TYPE_NOVA_SERVER}`;
+      const type = PROFILE_TYPES.get(typeName);
+      if (!hasOperation(type, operation)) {
+        throw badRequest(`The requested operation '${operation}' is not supported by the profile type '${typeName}'.`);
       }
-      const params = checkOperationParams(operation, map[operation]);
+      const params = checkOperationParams(type, operation, map[operation]);
       const action = await this.submitter.submit(tx, req, {
         action: 'NODE_OPERATION',
         target: node.id,

@@ -12,6 +12,7 @@ import { boolField, checkKeys, checkName, envelope, mapField, stringField, toBoo
 import { parseListQuery, runList } from '../shared/list-query';
 import { NodeStatuses } from '@trellis/contracts';
 import { HostVisibility } from '../shared/host-visibility';
+import { mustBuildNodes } from '../profiles/profile-types';
 import { lookup, mustFind } from '../shared/lookup';
 import { nodeView, recordedServerDetails } from '../shared/views';
 import { In, type EntityManager } from 'typeorm';
@@ -88,6 +89,7 @@ export class NodesService {
         index = Number(locked.next_index);
         await manager.getRepository(ClusterEntity).update({ id: cluster.id }, { next_index: index + 1 });
       }
+      mustBuildNodes(profile);
       const node: NodeEntity = {
         id: randomUUID(),
         name,

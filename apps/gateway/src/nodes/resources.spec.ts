@@ -67,12 +67,16 @@ describe('profiles, clusters and nodes: the rest of issue 3', () => {
     const inUse = await alice().delete(`/v1/profiles/${used.profile_id}`);
     expect(inUse.status).toBe(409);
     expect(inUse.body.error.type).toBe('ResourceInUse');
-    expect((await alice('1.0').get('/v1/profile-types')).body.profile_types).toEqual([{ name: 'os.nova.server-1.0' }]);
+    expect((await alice('1.0').get('/v1/profile-types')).body.profile_types).toEqual([
+      { name: 'os.nova.server-1.0' },
+      { name: 'os.heat.stack-1.0' },
+      { name: 'container.dockerinc.docker-1.0' },
+    ]);
     const types = await alice('1.5').get('/v1/profile-types');
     expect(types.body.profile_types[0]).toMatchObject({ name: 'os.nova.server', version: '1.0' });
     const shown = await alice().get('/v1/profile-types/os.nova.server-1.0');
     expect(shown.body.profile_type.schema.flavor).toMatchObject({ type: 'String', required: true, updatable: true });
-    expect((await alice().get('/v1/profile-types/os.heat.stack-1.0')).status).toBe(404);
+    expect((await alice().get('/v1/profile-types/os.bogus.stack-1.0')).status).toBe(404);
   });
 
   it('updates a cluster through a CLUSTER_UPDATE action and refuses a no-op', async () => {

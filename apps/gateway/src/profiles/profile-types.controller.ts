@@ -2,13 +2,11 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
 import { ProfileTypeEnvelope, ProfileTypeList, ProfileTypeOps } from '../openapi/response-bodies.dto';
-import { notFound } from '@trellis/common';
-import { PROFILE_TYPE_NOVA_SERVER } from '@trellis/contracts';
 import { requireVersion } from '../core/api-version';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
-import { PROFILE_SUPPORT_STATUS, PROFILE_TYPE_NAME, PROFILE_TYPE_VERSION, renderProfileSchema } from './nova-server.profile-type';
 import { Operation } from '../core/policy.guard';
-import { renderOperations } from './nova-server.operations';
+import { renderOperations, renderProfileSchema, typeNameOf } from './profile-type';
+import { PROFILE_TYPES } from './profile-types';
 
 @ApiTags('profile-types')
 @SenlinApi()
@@ -20,10 +18,10 @@ export class ProfileTypesController {
   list(@Ctx() req: ApiRequest) {
     if (req.version.atLeast('1.5')) {
       return {
-        profile_types: [{ name: PROFILE_TYPE_NAME, version: PROFILE_TYPE_VERSION, support_status: PROFILE_SUPPORT_STATUS }],
+        profile_types: PROFILE_TYPES.all.map((t) => ({ name: t.name, version: t.version, support_status: t.supportStatus })),
       };
     }
-    return { profile_types: [{ name: PROFILE_TYPE_NOVA_SERVER }] };
+    return { profile_types: PROFILE_TYPES.all.map((t) => ({ name: typeNameOf(t) })) };
   }
 
   @Get(':type_name')
@@ -31,20 +29,19 @@ export class ProfileTypesController {
   @ApiOkResponse({ type: ProfileTypeEnvelope })
   @NotFound()
   show(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
-    if (typeName !== PROFILE_TYPE_NOVA_SERVER) throw notFound('profile_type', typeName);
-    const view: Record<string, unknown> = { name: PROFILE_TYPE_NOVA_SERVER, schema: renderProfileSchema() };
-    if (req.version.atLeast('1.5')) view.support_status = PROFILE_SUPPORT_STATUS;
+    const type = PROFILE_TYPES.get(typeName);
+    const view: Record<string, unknown> = { name: typeNameOf(type), schema: renderProfileSchema(type) };
+    if (req.version.atLeast('1.5')) view.support_status = type.supportStatus;
     return { profile_type: view };
   }
 
-  /** The server operations POST /v1/nodes/{id}/ops runs (Senlin's ServerProfile.OPERATIONS). */
+  /** The operations POST /v1/nodes/{id}/ops runs (Senlin's Profile.OPERATIONS of the type). */
   @Get(':type_name/ops')
   @Operation('profile_types:ops')
   @ApiOkResponse({ type: ProfileTypeOps, description: '>= 1.4.' })
   @NotFound()
   ops(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
     requireVersion(req.version, '1.4');
-    if (typeName !== PROFILE_TYPE_NOVA_SERVER) throw notFound('profile_type', typeName);
-    return { operations: renderOperations() };
+    return { operations: renderOperations(PROFILE_TYPES.get(typeName)) };
   }
 }

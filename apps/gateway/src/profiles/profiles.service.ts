@@ -10,7 +10,7 @@ import { checkKeys, checkName, envelope, mapField, type Json } from '../shared/b
 import { parseListQuery, runList } from '../shared/list-query';
 import { mustFind } from '../shared/lookup';
 import { profileView } from '../shared/views';
-import { validateProfileSpec } from './nova-server.profile-type';
+import { PROFILE_TYPES } from './profile-types';
 import { ProfileCloudCheck } from './profile-cloud-check';
 
 const LIST = { filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] } as const;
@@ -27,8 +27,8 @@ export class ProfilesService {
     checkKeys(input, ['name', 'spec', 'metadata'], ['name', 'spec']);
     const name = checkName(input.name);
     const metadata = mapField(input, 'metadata') ?? {};
-    const validated = validateProfileSpec(input.spec, name);
-    await this.cloud.check(req.caller.token, validated.properties);
+    const validated = PROFILE_TYPES.validate(input.spec, name);
+    await this.cloud.check(req.caller.token, validated);
     const now = new Date();
     const row: ProfileEntity = {
       id: randomUUID(),
@@ -50,8 +50,8 @@ export class ProfilesService {
     requireVersion(req.version, '1.2');
     const input = envelope(body, 'profile');
     checkKeys(input, ['spec'], ['spec']);
-    const validated = validateProfileSpec(input.spec);
-    await this.cloud.check(req.caller.token, validated.properties);
+    const validated = PROFILE_TYPES.validate(input.spec);
+    await this.cloud.check(req.caller.token, validated);
     return {
       profile: {
         ...profileView({
