@@ -68,6 +68,24 @@ describe('standalone nodes, add/replace nodes and recover (embedded default)', (
     expect((await api.get(`/v1/nodes/${member}`)).body.node).toMatchObject({ cluster_id: '', index: -1, status: 'ACTIVE' });
   });
 
+  it('del_nodes lets the nodes leave with their servers, as Senlin; destroy_after_deletion true deletes them', async () => {
+    const clusterId = await cluster('leavers', 2);
+    const [kept, destroyed] = (await api.get(`/v1/clusters/${clusterId}`)).body.cluster.nodes as string[];
+    const keptServer = (await api.get(`/v1/nodes/${kept}`)).body.node.physical_id as string;
+    const destroyedServer = (await api.get(`/v1/nodes/${destroyed}`)).body.node.physical_id as string;
+    const left = await accepted(await api.post(`/v1/clusters/${clusterId}/actions`, { del_nodes: { nodes: [kept] } }));
+    expect(left).toMatchObject({ action: 'CLUSTER_DEL_NODES', status: 'SUCCEEDED' });
+    expect((await api.get(`/v1/nodes/${kept}`)).body.node).toMatchObject({ cluster_id: '', index: -1, status: 'ACTIVE', physical_id: keptServer });
+    const sim = t.trellis.simulator!.state;
+    expect(sim.server(keptServer)).toBeTruthy();
+
+    const gone = await accepted(await api.post(`/v1/clusters/${clusterId}/actions`, { del_nodes: { nodes: [destroyed], destroy_after_deletion: true } }));
+    expect(gone).toMatchObject({ action: 'CLUSTER_DEL_NODES', status: 'SUCCEEDED' });
+    expect((await api.get(`/v1/nodes/${destroyed}`)).status).toBe(404);
+    expect(sim.server(destroyedServer)).toBeFalsy();
+    expect((await api.get(`/v1/clusters/${clusterId}`)).body.cluster).toMatchObject({ desired_capacity: 0, nodes: [] });
+  });
+
   it('answers Senlin\'s errors for replace_nodes and add_nodes', async () => {
     const clusterId = await cluster('negatives', 0);
     const orphan = await standaloneNode('orphan-a');

@@ -80,6 +80,16 @@ describe('evaluate pre_op: the whole chain and the plan', () => {
     expect(out.plan?.delete.map((d) => d.node_id)).toEqual(['n4', 'n6', 'n5']);
   });
 
+  it.each([
+    ['without the flag or a deletion policy, as Senlin (the nodes leave, their servers stay)', {}, [], false],
+    ['with destroy_after_deletion true in the request', { destroy_after_deletion: true }, [], true],
+    ['with destroy_after_deletion false in the request', { destroy_after_deletion: false }, [], false],
+    ["with a deletion policy (its destroy_after_deletion, true by default, wins over the request's)", { destroy_after_deletion: false }, [all[3]], true],
+  ])('del_nodes destroys the nodes only when asked to: %s', (_why, inputs, policies, destroy) => {
+    const out = evaluate(base({ action: 'CLUSTER_DEL_NODES', inputs: { candidates: ['n2'], ...inputs } }, policies));
+    expect(out.plan).toMatchObject({ delete: [{ node_id: 'n2' }], destroy_after_deletion: destroy, desired_capacity: 3, error: null });
+  });
+
   it('applies placement to NODE_CREATE (decision 4) and checks the size strictly', () => {
     const out = evaluate(base({ action: 'NODE_CREATE', target: 'new-node' }, [all[1], all[2]]));
     expect(out.plan).toMatchObject({ create: [{ index: 0, placement: { zone: 'az1', servergroup: 'SG' } }], desired_capacity: 5, error: null });

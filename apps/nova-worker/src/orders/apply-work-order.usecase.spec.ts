@@ -174,7 +174,7 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(result).toMatchObject({ applied: true, deleting: 2 });
     expect(nova.deleted).toEqual(['server-doomed']);
     expect(await w.node(doomed.id)).toMatchObject({ status: 'DELETING', status_reason: 'Deletion in progress', lease_owner: null });
-    expect(await w.node(kept.id)).toMatchObject({ status: 'ACTIVE', cluster_id: null, status_reason: 'Node left the cluster' });
+    expect(await w.node(kept.id)).toMatchObject({ status: 'ACTIVE', cluster_id: null, status_reason: 'Node left cluster', index: -1 });
     expect((await w.order(actionId)).status).toBe('BUILDING');
     expect(await w.results(actionId)).toEqual([]);
   });

@@ -375,7 +375,7 @@ export class ApplyWorkOrderUseCase {
       // destroy_after_deletion false (or a node that never got a server): the node leaves the
       // cluster; its server, if any, keeps running as an orphan node (Senlin's NODE_LEAVE).
       const result: unknown = await m.query(
-        `UPDATE nodes SET cluster_id = NULL, status_reason = 'Node left the cluster', updated_at = $2 WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
+        `UPDATE nodes SET cluster_id = NULL, index = -1, status_reason = 'Node left cluster', updated_at = $2 WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
         [kept, now],
       );
       written.push(...changedRows<NodeState>(result));

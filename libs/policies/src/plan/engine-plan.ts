@@ -141,8 +141,10 @@ export function buildEnginePlan(input: PlanInput): EnginePlan {
     case 'CLUSTER_DEL_NODES': {
       const deletion = asRecord(data.deletion);
       const candidates = stringList(deletion?.candidates).length > 0 ? stringList(deletion?.candidates) : stringList(action.inputs.candidates);
+      // Senlin's do_del_nodes: the nodes leave the cluster and keep their servers unless the request
+      // (destroy_after_deletion, 1.4) or a deletion policy says to destroy them
+      plan.destroy_after_deletion = deletion ? deletion.destroy_after_deletion === true : action.inputs.destroy_after_deletion === true;
       applyDeletionFlags(plan, deletion);
-      if (action.inputs.destroy_after_deletion !== undefined && !deletion) plan.destroy_after_deletion = action.inputs.destroy_after_deletion !== false;
       plan.delete = toDeletes(cluster, candidates);
       if (plan.reduce_desired_capacity) plan.desired_capacity = Math.max(0, cluster.desired_capacity - candidates.length);
       return plan;
