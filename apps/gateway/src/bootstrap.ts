@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trellis/common';
+import { ServiceHeartbeat } from '@trellis/persistence';
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging/bus.port';
 import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware';
@@ -69,6 +70,15 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     }
   }
   logger.info('gateway listening', { url, rpc: rpc ? Queues.gatewayRpc : null });
+  // listed by GET /v1/services while it runs
+  let heartbeat: ServiceHeartbeat;
+  try {
+    heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-gateway', topic: url }, logger);
+  } catch (e) {
+    await rpc?.cancel();
+    await app.close();
+    throw e;
+  }
   const running: RunningGateway = {
     app,
     url,
@@ -76,6 +86,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     close: async () => {
       // RPC first: requests already taken finish (and are acked) while the database is still open.
       await running.rpc?.cancel();
+      await heartbeat.stop();
       await app.close();
     },
   };

@@ -34,6 +34,7 @@ import { ProfilesService } from './profiles/profiles.service';
 import { RpcServer } from './rpc/rpc-server';
 import { VersionsController } from './versions/versions.controller';
 import { BuildInfoController } from './build-info/build-info.controller';
+import { ServicesController } from './services/services.controller';
 import { DecisionsController } from './decisions/decisions.controller';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
@@ -85,6 +86,7 @@ export const GATEWAY_CONTROLLERS = [
   ReceiversController,
   WebhooksController,
   BuildInfoController,
+  ServicesController,
 ];
 
 export function gatewayLogger(deps: GatewayDeps): Logger {

@@ -1,4 +1,6 @@
 import { NestFactory } from '@nestjs/core';
+import { Queues } from '@trellis/contracts';
+import { ServiceHeartbeat } from '@trellis/persistence';
 import { WorkerModule, type WorkerDeps } from './worker.module';
 
 export interface RunningWorker {
@@ -9,5 +11,12 @@ export interface RunningWorker {
 export async function startNovaWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(deps), { logger: false });
   await app.init();
-  return { close: () => app.close() };
+  // listed by GET /v1/services while it runs
+  const heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-nova-worker', topic: Queues.workerOrders }, deps.logger);
+  return {
+    close: async () => {
+      await heartbeat.stop();
+      await app.close();
+    },
+  };
 }

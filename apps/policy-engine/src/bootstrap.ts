@@ -1,4 +1,6 @@
 import { NestFactory } from '@nestjs/core';
+import { Queues } from '@trellis/contracts';
+import { ServiceHeartbeat } from '@trellis/persistence';
 import { EngineModule, type EngineDeps } from './engine.module';
 
 export interface RunningEngine {
@@ -9,5 +11,12 @@ export interface RunningEngine {
 export async function startPolicyEngine(deps: EngineDeps): Promise<RunningEngine> {
   const app = await NestFactory.createApplicationContext(EngineModule.forRoot(deps), { logger: false });
   await app.init();
-  return { close: () => app.close() };
+  // listed by GET /v1/services while it runs
+  const heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-policy-engine', topic: Queues.engineActions }, deps.logger);
+  return {
+    close: async () => {
+      await heartbeat.stop();
+      await app.close();
+    },
+  };
 }

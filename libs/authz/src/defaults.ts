@@ -151,7 +151,7 @@ export const OPERATION_RULES: readonly RuleDefault[] = [
   op('receivers:delete', WRITE, 'Delete a receiver.', 'DELETE', '/v1/receivers/{receiver_id}'),
   op('receivers:notify', WRITE, 'Notify a message receiver (Trellis has none: 400 for a webhook receiver).', 'POST', '/v1/receivers/{receiver_id}/notify'),
   op('webhooks:trigger', WRITE, 'Trigger a webhook receiver: checked with the receiver owner\'s delegated roles, as the route carries no token.', 'POST', '/v1/webhooks/{webhook_id}/trigger'),
-  op('services:index', CLOUD_ADMIN, 'List the engine services (not served by Trellis).', 'GET', '/v1/services'),
+  op('services:index', CLOUD_ADMIN, 'List the running Trellis services (gateway, policy-engine, nova-worker).', 'GET', '/v1/services'),
 ];
 
 /** Every rule Trellis knows, base rules first. */

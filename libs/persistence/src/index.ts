@@ -17,3 +17,11 @@ export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
 export { markProcessed, markProcessedAndLockAction, pruneProcessedMessages } from './inbox';
 export { claimExpired, releaseLease, renewLease, type ClaimOptions, type Leased } from './lease';
 export { findStuckActions, enqueueActionMessages, replayStuckActions, type StuckAction, type ReplayFilter } from './replay/replay-actions';
+export {
+  ServiceHeartbeat,
+  listServices,
+  SERVICE_DOWN_AFTER_MS,
+  SERVICE_REPORT_INTERVAL_MS,
+  type ServiceRegistration,
+  type ServiceView,
+} from './service-registry';

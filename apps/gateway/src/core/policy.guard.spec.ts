@@ -14,7 +14,8 @@ import { operationsOf } from './policy.guard';
 
 const KNOWN = new Set(DEFAULT_RULES.map((r) => r.name));
 const ROUTES = authenticatedRoutes();
-const READS = ROUTES.filter((r) => r.method === 'GET');
+// GET /v1/services lists Trellis's own processes: the cloud admin's (services/services.spec.ts)
+const READS = ROUTES.filter((r) => r.method === 'GET' && r.path !== '/v1/services');
 const WRITES = ROUTES.filter((r) => r.method !== 'GET');
 const label = (r: RestRoute) => `${r.method} ${r.path}`;
 const FORBIDDEN = {

@@ -635,6 +635,37 @@ export class BuildInfoEnvelope {
   build_info!: BuildInfo;
 }
 
+class Service {
+  @ApiProperty({ example: 'trellis-policy-engine' })
+  binary!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  disabled_reason!: string | null;
+
+  @ApiProperty({ example: 'node-1' })
+  host!: string;
+
+  @ApiProperty({ ...UUID })
+  id!: string;
+
+  @ApiProperty({ enum: ['up', 'down'], description: '`up` while the component renews its registration (every 10 s; `down` after 30 s without).' })
+  state!: string;
+
+  @ApiProperty({ enum: ['enabled', 'disabled'] })
+  status!: string;
+
+  @ApiProperty({ example: 'trellis.policy-engine.actions', description: 'The queue or endpoint the component serves.' })
+  topic!: string;
+
+  @ApiProperty({ example: '2026-11-25T17:40:00' })
+  updated_at!: string;
+}
+
+export class ServiceList {
+  @ApiProperty({ type: [Service] })
+  services!: Service[];
+}
+
 class ClusterAttribute {
   @ApiProperty({ ...UUID, description: 'The node.' })
   id!: string;

@@ -14,7 +14,8 @@ type Reply = { status: number; body?: any; action_id?: string; error?: { code: n
 
 const REFUSED = { code: 403, message: 'You are not authorized to complete this operation.', type: 'Forbidden' };
 const PATTERNS = [...rpcRoutes({} as RpcTargets)];
-const READS = PATTERNS.filter(([, r]) => r.rest.startsWith('GET '));
+// service.list lists Trellis's own processes: the cloud admin's (services/services.spec.ts)
+const READS = PATTERNS.filter(([p, r]) => r.rest.startsWith('GET ') && p !== 'service.list');
 const WRITES = PATTERNS.filter(([, r]) => !r.rest.startsWith('GET '));
 
 /** The RPC dispatcher checks the same rules as REST, with the same refusal. */

@@ -6,6 +6,7 @@ import { clusterActionOperations } from '../clusters/cluster-action-operations';
 import { ClustersService } from '../clusters/clusters.service';
 import { ClusterCollectService } from '../clusters/cluster-collect.service';
 import { BuildInfoController } from '../build-info/build-info.controller';
+import { ServicesController } from '../services/services.controller';
 import type { ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
@@ -60,6 +61,7 @@ export interface RpcTargets {
   clusterActions: ClusterActionsService;
   clusterCollect: ClusterCollectService;
   buildInfo: BuildInfoController;
+  services: ServicesController;
   clusterPolicies: ClusterPoliciesController;
   nodes: NodesService;
   actions: ActionsService;
@@ -130,6 +132,7 @@ function dryRunOf(query: Record<string, string | string[]>): boolean {
 export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
   const routes: Record<string, RpcRoute> = {
     'build_info.show': route({ operation: 'build_info:build_info', rest: 'GET /v1/build-info', run: async () => ok(t.buildInfo.show()) }),
+    'service.list': route({ operation: 'services:index', rest: 'GET /v1/services', run: async ({ req }) => ok(await t.services.list(req)) }),
 
     'profile_type.list': route({ operation: 'profile_types:index', rest: 'GET /v1/profile-types', run: async ({ req }) => ok(t.profileTypes.list(req)) }),
     'profile_type.show': route({

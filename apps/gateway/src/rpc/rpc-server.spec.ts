@@ -135,7 +135,7 @@ describe('gateway RPC over the message bus', () => {
 
     it('follows the microversion as REST does: absent means 1.0, `latest` means 1.14, bad ones are refused', async () => {
       const old = await call('profile_type.list', { token: TOKENS.alice });
-      expect(old).toMatchObject({ status: 200, body: { profile_types: [{ name: 'os.nova.server-1.0' }] } });
+      expect(old).toMatchObject({ status: 200, body: { profile_types: [{ name: 'os.nova.server-1.0' }, { name: 'os.heat.stack-1.0' }, { name: 'container.dockerinc.docker-1.0' }] } });
       expect(old.headers['openstack-api-version']).toBe('clustering 1.0');
       const latest = await call('profile_type.list', { token: TOKENS.alice, microversion: 'latest' });
       expect(latest.headers['openstack-api-version']).toBe('clustering 1.14');
@@ -160,7 +160,7 @@ describe('gateway RPC over the message bus', () => {
         'action.list', 'action.show', 'action.replay', 'action.cancel', 'action.decision', 'evaluation.create',
         'event.list', 'event.show',
         ...['create', 'list', 'show', 'update', 'delete', 'notify'].map((v) => `receiver.${v}`),
-        'build_info.show', 'cluster.collect',
+        'build_info.show', 'cluster.collect', 'service.list',
       ];
       expect(patterns).toEqual([...expected].sort());
     });

@@ -10,6 +10,7 @@ import { ClusterPoliciesController } from '../clusters/cluster-policies.controll
 import { ClustersService } from '../clusters/clusters.service';
 import { ClusterCollectService } from '../clusters/cluster-collect.service';
 import { BuildInfoController } from '../build-info/build-info.controller';
+import { ServicesController } from '../services/services.controller';
 import { authenticate } from '../core/api.guard';
 import { authorize, authorizer } from '../core/policy.guard';
 import { SERVICE_TYPE, negotiateApiVersion, type ApiVersion } from '../core/api-version';
@@ -88,6 +89,7 @@ export class RpcServer implements OnModuleInit {
       clusterActions: get(ClusterActionsService),
       clusterCollect: get(ClusterCollectService),
       buildInfo: get(BuildInfoController),
+      services: get(ServicesController),
       clusterPolicies: get(ClusterPoliciesController),
       nodes: get(NodesService),
       actions: get(ActionsService),

@@ -12,6 +12,7 @@ import { PolicyEntity } from './policy.entity';
 import { ProcessedMessageEntity } from './processed-message.entity';
 import { ProfileEntity } from './profile.entity';
 import { ReceiverEntity } from './receiver.entity';
+import { ServiceEntity } from './service.entity';
 import { TrustEntity } from './trust.entity';
 import { WorkOrderEntity } from './work-order.entity';
 
@@ -32,6 +33,7 @@ export {
   WorkOrderEntity,
   TrustEntity,
   ReceiverEntity,
+  ServiceEntity,
 };
 
 export { row, type JsonObject } from './columns';
@@ -53,4 +55,5 @@ export const ALL_ENTITIES = [
   ClusterFindingEntity,
   TrustEntity,
   ReceiverEntity,
+  ServiceEntity,
 ];

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ServiceEntity } from './entities/service.entity';
+
+/** How often a running component renews its row. */
+export const SERVICE_REPORT_INTERVAL_MS = 10_000;
+/** A row not renewed for this long belongs to a component that is `down` (Senlin's service_down_time). */
+export const SERVICE_DOWN_AFTER_MS = 3 * SERVICE_REPORT_INTERVAL_MS;
+
+export interface ServiceRegistration {
+  /** `trellis-policy-engine` */
+  binary: string;
+  /** the queue or endpoint it serves */
+  topic: string;
+}
+
+interface Logger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * A running component's row in `services`: inserted at start, renewed every interval, deleted on a
+ * clean stop (a process that dies leaves its row behind, shown `down`). A failed renewal is logged
+ * and tried again at the next interval: the database being away for a while must not stop the component.
+ */
+export class ServiceHeartbeat {
+  private timer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    private readonly dataSource: DataSource,
+    readonly id: string,
+    private readonly logger: Logger,
+  ) {}
+
+  static async start(dataSource: DataSource, registration: ServiceRegistration, logger: Logger, intervalMs = SERVICE_REPORT_INTERVAL_MS): Promise<ServiceHeartbeat> {
+    const now = new Date();
+    const id = randomUUID();
+    await dataSource.getRepository(ServiceEntity).insert({
+      id,
+      binary: registration.binary,
+      host: hostname(),
+      topic: registration.topic,
+      disabled: false,
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const beat = new ServiceHeartbeat(dataSource, id, logger);
+    beat.timer = setInterval(() => void beat.renew(), intervalMs);
+    beat.timer.unref();
+    return beat;
+  }
+
+  async renew(): Promise<void> {
+    try {
+      await this.dataSource.query('UPDATE services SET updated_at = clock_timestamp() WHERE id = $1', [this.id]);
+    } catch (e) {
+      this.logger.warn('service heartbeat failed; tried again at the next interval', { service_id: this.id, error: String(e) });
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.dataSource.query('DELETE FROM services WHERE id = $1', [this.id]).catch(() => undefined);
+  }
+}
+
+export interface ServiceView {
+  id: string;
+  binary: string;
+  host: string;
+  topic: string;
+  /** `up` while the component renews its row */
+  state: 'up' | 'down';
+  /** `enabled` or `disabled` */
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  updated_at: Date;
+}
+
+/** Every registered component, oldest first, with its state judged by the database's clock. */
+export async function listServices(m: EntityManager, downAfterMs = SERVICE_DOWN_AFTER_MS): Promise<ServiceView[]> {
+  const rows: Array<ServiceEntity & { up: boolean }> = await m.query(
+    `SELECT *, updated_at > clock_timestamp() - ($1 || ' milliseconds')::interval AS up FROM services ORDER BY created_at, id`,
+    [String(downAfterMs)],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    binary: r.binary,
+    host: r.host,
+    topic: r.topic,
+    state: r.up ? 'up' : 'down',
+    status: r.disabled ? 'disabled' : 'enabled',
+    disabled_reason: r.disabled_reason,
+    updated_at: r.updated_at,
+  }));
+}
