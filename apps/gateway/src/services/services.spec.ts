@@ -11,7 +11,7 @@ describe('GET /v1/services (Senlin 1.7, test_services_list.py)', () => {
   });
   afterAll(() => h?.close());
 
-  const list = (token = TOKENS.admin, version = '1.7') => h.as(token, version).get('/v1/services');
+  const list = (token: string = TOKENS.admin, version = '1.7') => h.as(token, version).get('/v1/services');
 
   it('lists the running gateway, up, with every key Senlin shows', async () => {
     const res = await list();
