@@ -16,6 +16,7 @@ import { ApiGuard } from './core/api.guard';
 import { PolicyGuard } from './core/policy.guard';
 import { DEFAULT_GATEWAY_CONFIG, GATEWAY_CONFIG, type GatewayConfig } from './core/gateway-config';
 import { RequestContextMiddleware } from './core/request-context.middleware';
+import { RequestInputMiddleware } from './core/request-input.middleware';
 import { SenlinExceptionFilter } from './core/senlin-exception.filter';
 import { CLOUD_CATALOG, DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_ENFORCER, POLICY_REGISTRY } from './core/tokens';
 import { EventsController } from './events/events.controller';
@@ -138,6 +139,6 @@ export class GatewayModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestContextMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+    consumer.apply(RequestContextMiddleware, RequestInputMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }
