@@ -2,6 +2,7 @@ import { ActionEntity, ClusterEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
 import { NOVA_PROFILE_SPEC, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 import { authenticatedRoutes } from '../testing/routes';
+import { checkBodyText, checkQueryParams } from './request-input';
 
 const INT4_MAX = 2147483647;
 const BEYOND = [INT4_MAX + 1, 1e20, '99999999999999999999'];
@@ -216,9 +217,44 @@ describe('hostile input: bad numbers, NUL characters, repeated parameters (issue
     });
   });
 
+  it('authenticates first: a malformed query without a token is a 401', async () => {
+    const res = await h.http().get('/v1/clusters?limit=1&limit=2&name=a%00b').set('OpenStack-API-Version', 'clustering 1.14');
+    expect(res.status).toBe(401);
+  });
+
   it('leaves the cluster usable after all of it: a valid action is accepted', async () => {
     await settle();
     const res = await alice().post(`/v1/clusters/${clusterId}/actions`, { scale_out: { count: 1 } });
     expect(res.status).toBe(202);
+  });
+});
+
+describe('checkQueryParams and checkBodyText', () => {
+  const refusal = (fn: () => void) => {
+    try {
+      fn();
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return null;
+  };
+
+  it('refuses the object a nested query parser makes of name[key]=value, and a list of them', () => {
+    expect(refusal(() => checkQueryParams({ dry_run: { a: 'true' } }))).toBe(
+      "Invalid parameter 'dry_run': a query parameter is given as dry_run=<value>, without [] or [key].",
+    );
+    expect(refusal(() => checkQueryParams({ status: ['ACTIVE', { a: 'x' }] }))).toMatch(/^Invalid parameter 'status'/);
+  });
+
+  it('lets repeated filters, numbers and booleans through (RPC params carry them)', () => {
+    expect(refusal(() => checkQueryParams({ status: ['ACTIVE', 'ERROR'], limit: 2, global_project: true, dry_run: ['true'] }))).toBeNull();
+  });
+
+  it('names the place of a NUL deep in a body, and passes a body without one', () => {
+    expect(refusal(() => checkBodyText({ a: [{ b: 'ok' }, { c: ['x', 'y\u0000'] }] }))).toBe('The value for a[1].c[1] contains a NUL character.');
+    expect(refusal(() => checkBodyText('\u0000'))).toBe('The value for the request body contains a NUL character.');
+    expect(refusal(() => checkBodyText({ a: { '\u0000': 1 } }))).toBe('A key in a contains a NUL character.');
+    expect(refusal(() => checkBodyText({ a: [1, true, null, { b: 'x' }], c: 2 }))).toBeNull();
+    expect(refusal(() => checkBodyText(undefined))).toBeNull();
   });
 });
