@@ -92,8 +92,10 @@ describe('hostile input: bad numbers, NUL characters, repeated parameters (issue
       expect(await actionCount()).toBe(before);
     });
 
-    it('refuses limit beyond int4 on a list', async () => {
+    it('refuses limit beyond int4 on a list, and an event level beyond it as any level that is none', async () => {
       expect400(await alice().get('/v1/clusters?limit=99999999999999999999'), "Value must be <= 2147483647 for field 'limit'.");
+      expect400(await alice().get('/v1/events?level=99999999999999999999'), 'Field value 99999999999999999999 is invalid');
+      expect((await alice().get(`/v1/events?level=${INT4_MAX}&level=INFO`)).status).toBe(200);
     });
 
     it("refuses a webhook receiver whose params its action would refuse, at create and update", async () => {
