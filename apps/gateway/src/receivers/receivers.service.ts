@@ -130,7 +130,7 @@ export class ReceiversService {
         changed = true;
       }
       if (params !== null && JSON.stringify(params) !== JSON.stringify(receiver.params)) {
-        if (receiver.action !== null && receiver.action in WEBHOOK_ACTION_KEYS) checkActionParams(WEBHOOK_ACTION_KEYS[receiver.action], params);
+        if (receiver.action !== null) checkActionParams(WEBHOOK_ACTION_KEYS[receiver.action], params);
         receiver.params = params;
         receiver.channel = { alarm_url: alarmUrl(req.baseUrl, receiver.id, params) };
         changed = true;

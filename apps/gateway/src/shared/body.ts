@@ -73,7 +73,7 @@ export interface IntOptions {
  * IntegerField's "Value must be >= N for field 'X'." or its CapacityField's "The value for the X
  * field must be greater than or equal to N.".
  */
-export function bounded(n: number, field: string, opts: IntOptions): number {
+function bounded(n: number, field: string, opts: IntOptions): number {
   const min = Math.max(opts.min ?? INT4_MIN, INT4_MIN);
   const max = Math.min(opts.max ?? INT4_MAX, INT4_MAX);
   if (n < min) {
@@ -102,11 +102,11 @@ export function intField(obj: Json, key: string, opts: IntOptions = {}): number 
  * A number (Senlin's FloatField) that is used as a count of nodes, so it is held to the int4 range
  * as integer fields are.
  */
-export function numberField(obj: Json, key: string, opts: IntOptions = {}): number | null {
+export function numberField(obj: Json, key: string): number | null {
   if (!present(obj, key)) return null;
   const v = obj[key];
-  if (typeof v === 'number' && Number.isFinite(v)) return bounded(v, key, opts);
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return bounded(Number(v), key, opts);
+  if (typeof v === 'number' && Number.isFinite(v)) return bounded(v, key, {});
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return bounded(Number(v), key, {});
   throw badRequest(`The value for ${key} must be a number: '${show(v)}'.`);
 }
 
