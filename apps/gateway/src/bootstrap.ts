@@ -28,6 +28,9 @@ export function configureGatewayApp(app: NestExpressApplication, deps: GatewayDe
   const logger = gatewayLogger(deps);
   app.disable('x-powered-by');
   app.set('json replacer', sortKeys);
+  // Express 5's default, said here so that no upgrade turns `name[key]=v` into an object behind our
+  // back: the parameter stays named `name[key]`, which core/request-input.ts refuses with a 400
+  app.set('query parser', 'simple');
   // Every body is read as JSON whatever its Content-Type, as Senlin's deserializer did.
   app.useBodyParser('json', { limit: MAX_BODY, strict: false, type: () => true });
   app.use((err: unknown, req: HttpRequest, res: HttpResponse, next: NextFn) => {

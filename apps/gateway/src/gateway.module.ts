@@ -16,6 +16,7 @@ import { ApiGuard } from './core/api.guard';
 import { PolicyGuard } from './core/policy.guard';
 import { DEFAULT_GATEWAY_CONFIG, GATEWAY_CONFIG, type GatewayConfig } from './core/gateway-config';
 import { RequestContextMiddleware } from './core/request-context.middleware';
+import { RequestInputGuard } from './core/request-input.guard';
 import { SenlinExceptionFilter } from './core/senlin-exception.filter';
 import { CLOUD_CATALOG, DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_ENFORCER, POLICY_REGISTRY } from './core/tokens';
 import { EventsController } from './events/events.controller';
@@ -110,8 +111,10 @@ export class GatewayModule implements NestModule {
       { provide: POLICY_ENFORCER, useValue: enforcer },
       { provide: CLOUD_CATALOG, useValue: deps.cloudCatalog },
       { provide: TrustBroker, useValue: new TrustBroker(deps.trusts, logger.child({ component: 'trusts' })) },
-      // global guards run in this order: authenticate, then check the operation's policy rule
+      // global guards run in this order: authenticate, refuse what no route can read (repeated
+      // scalar parameters, NUL characters), then check the operation's policy rule
       { provide: APP_GUARD, useClass: ApiGuard },
+      { provide: APP_GUARD, useClass: RequestInputGuard },
       { provide: APP_GUARD, useClass: PolicyGuard },
       { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
       UnitOfWork,

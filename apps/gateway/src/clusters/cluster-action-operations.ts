@@ -1,3 +1,5 @@
+import { boolParam } from '../shared/body';
+
 /** The rules a cluster action checks besides `clusters:action` (Senlin's cluster_policies:* and Trellis's repair). */
 const EXTRA: Record<string, string> = {
   policy_attach: 'cluster_policies:attach',
@@ -5,8 +7,6 @@ const EXTRA: Record<string, string> = {
   policy_update: 'cluster_policies:update',
   repair: 'clusters:repair',
 };
-
-const TRUE_WORDS = ['1', 't', 'true', 'y', 'yes', 'on'];
 
 /**
  * The policy rules of `POST /v1/clusters/{id}/actions` (and its RPC patterns): a dry run changes
@@ -24,7 +24,15 @@ export function clusterActionOperations(key: string | null, dryRun: boolean): st
 export function clusterActionOperationsOf(input: { query: Record<string, unknown>; body: unknown }): string[] {
   const body = input.body;
   const keys = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body) : [];
-  const raw = input.query.dry_run;
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return clusterActionOperations(keys.length === 1 ? keys[0] : null, typeof value === 'string' && TRUE_WORDS.includes(value.toLowerCase()));
+  return clusterActionOperations(keys.length === 1 ? keys[0] : null, isDryRun(input.query.dry_run));
+}
+
+/** A value the controller refuses is not a dry run here: the rule checked is the stricter one, then the 400. */
+function isDryRun(raw: unknown): boolean {
+  if (raw === undefined) return false;
+  try {
+    return boolParam(raw, 'dry_run');
+  } catch {
+    return false;
+  }
 }

@@ -360,6 +360,35 @@ function checkActionRequest(key: string, data: Json, req: ApiRequest): void {
   }
 }
 
+/**
+ * A webhook receiver's params, which become the body of its action each time it fires: the values
+ * given are checked as that action's request checks them, so a count out of range is refused when
+ * the receiver is made, not at every trigger. Keys and values a trigger may still add are not
+ * required here.
+ */
+export function checkActionParams(key: string, data: Json): void {
+  switch (key) {
+    case 'scale_out':
+    case 'scale_in':
+      intField(data, 'count', { min: 0 });
+      return;
+    case 'resize':
+      resizeParams(data);
+      return;
+    case 'policy_attach':
+    case 'policy_update':
+      stringField(data, 'policy_id');
+      boolField(data, 'enabled');
+      return;
+    case 'policy_detach':
+      stringField(data, 'policy_id');
+      return;
+    case 'del_nodes':
+      boolField(data, 'destroy_after_deletion');
+      return;
+  }
+}
+
 function resizeParams(data: Json) {
   return {
     adjustment_type: enumField(data, 'adjustment_type', ADJUSTMENT_TYPES),

@@ -1,4 +1,3 @@
-import { badRequest } from '@trellis/common';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
@@ -12,6 +11,7 @@ import { ClustersService } from './clusters.service';
 import { ClusterCollectService } from './cluster-collect.service';
 import { Operation } from '../core/policy.guard';
 import { clusterActionOperationsOf } from './cluster-action-operations';
+import { boolParam } from '../shared/body';
 
 @ApiTags('clusters')
 @SenlinApi()
@@ -108,7 +108,7 @@ export class ClustersController {
     @Res({ passthrough: true }) res: HttpResponse,
     @Query('dry_run') dryRun?: string,
   ) {
-    if (parseDryRun(dryRun)) {
+    if (dryRun !== undefined && boolParam(dryRun, 'dry_run')) {
       res.status(200);
       return this.actions.dryRun(req, id, body);
     }
@@ -116,13 +116,4 @@ export class ClustersController {
     setActionLocation(res, req, actionId);
     return { action: actionId };
   }
-}
-
-/** `dry_run` takes Senlin's boolean strings; anything else is a 400 naming the parameter. */
-function parseDryRun(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const v = value.toLowerCase();
-  if (['1', 't', 'true', 'y', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'f', 'false', 'n', 'no', 'off'].includes(v)) return false;
-  throw badRequest(`Invalid value '${value}' specified for 'dry_run'`);
 }

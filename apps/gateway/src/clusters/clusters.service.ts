@@ -9,7 +9,7 @@ import type { ApiRequest } from '../core/request.decorators';
 import { checkSizeParams } from '../infra/policies.adapter';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { boolField, checkKeys, checkName, envelope, intField, mapField, stringField, toBool } from '../shared/body';
+import { boolField, boolParam, checkKeys, checkName, envelope, intField, mapField, stringField } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
 import { ClusterStatuses } from '@trellis/contracts';
 import { mustBuildNodes } from '../profiles/profile-types';
@@ -162,7 +162,7 @@ export class ClustersService {
   }
 
   async remove(req: ApiRequest, identity: string, query: Record<string, unknown>): Promise<string> {
-    const force = req.version.atLeast('1.8') && query.force !== undefined ? forceParam(query.force) : false;
+    const force = req.version.atLeast('1.8') && query.force !== undefined ? boolParam(query.force, 'force') : false;
     return this.uow.run(async (tx) => {
       const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
       if (!force && BUSY_STATUSES.includes(cluster.status)) {
@@ -194,13 +194,4 @@ function checkConfig(config: Record<string, unknown> | null): Record<string, unk
     throw badRequest(`The value for config.${CLEANUP_FAILED_NODES_KEY} must be true or false: '${JSON.stringify(cleanup)}'.`);
   }
   return config;
-}
-
-/** `?force=`: Senlin's parse_bool_param message for a value that is not a boolean word. */
-function forceParam(value: unknown): boolean {
-  try {
-    return toBool(value);
-  } catch {
-    throw badRequest(`Invalid value '${String(value)}' specified for 'force'`);
-  }
 }

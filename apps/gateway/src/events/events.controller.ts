@@ -7,7 +7,7 @@ import { ClusterEntity, EventEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { ACTION_NAME_FILTER, parseListQuery, runList } from '../shared/list-query';
-import { pyList } from '../shared/body';
+import { INT4_MAX, pyList } from '../shared/body';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { eventView } from '../shared/views';
@@ -41,7 +41,8 @@ export class EventsController {
     const qb = manager.getRepository(EventEntity).createQueryBuilder('e');
     if (q.filters.level) {
       const levels = q.filters.level.map((l) => {
-        const n = LEVELS[l.toUpperCase()] ?? (/^\d+$/.test(l) ? Number(l) : undefined);
+        // a number beyond the int4 level column is no level any event has, and PostgreSQL would refuse to compare it
+        const n = LEVELS[l.toUpperCase()] ?? (/^\d+$/.test(l) && Number(l) <= INT4_MAX ? Number(l) : undefined);
         if (n === undefined) throw badRequest(`Field value ${l} is invalid`);
         return n;
       });

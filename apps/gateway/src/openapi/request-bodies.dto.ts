@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { INT4_MAX, INT4_MIN } from '../shared/body';
 
 /*
  * Documentation-only classes: the gateway validates Senlin-shaped bodies by hand (shared/body.ts) to
@@ -7,8 +8,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 const FREE_MAP = { type: 'object', additionalProperties: true } as const;
 const IDENTITY = 'A UUID, a name or a short-id prefix (looked up in that order).';
-/** Senlin coerces integer fields from numeric strings too (`"count": "1"`), as the CLI sends them. */
-const INT_OR_STRING = { oneOf: [{ type: 'integer' }, { type: 'string', pattern: '^\\s*[-+]?\\d+\\s*$' }] };
+/**
+ * Senlin coerces integer fields from numeric strings too (`"count": "1"`), as the CLI sends them;
+ * every one is held to the range of the int4 column that stores it.
+ */
+const INT_OR_STRING = {
+  oneOf: [{ type: 'integer', minimum: INT4_MIN, maximum: INT4_MAX }, { type: 'string', pattern: '^\\s*[-+]?\\d+\\s*$' }],
+};
 const NAME = {
   type: 'string',
   minLength: 1,
@@ -175,7 +181,7 @@ export class ResizeAction {
   @ApiPropertyOptional({ enum: ['EXACT_CAPACITY', 'CHANGE_IN_CAPACITY', 'CHANGE_IN_PERCENTAGE'], example: 'EXACT_CAPACITY' })
   adjustment_type?: string;
 
-  @ApiPropertyOptional({ type: 'number', example: 3, description: 'Required with adjustment_type.' })
+  @ApiPropertyOptional({ type: 'number', minimum: INT4_MIN, maximum: INT4_MAX, example: 3, description: 'Required with adjustment_type.' })
   number?: number;
 
   @ApiPropertyOptional({ ...INT_OR_STRING, example: 1 })

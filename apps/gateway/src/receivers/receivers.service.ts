@@ -4,6 +4,7 @@ import { DomainError, badRequest, conflict, forbidden } from '@trellis/common';
 import { ClusterEntity, ReceiverEntity } from '@trellis/persistence/entities';
 import type { EntityManager } from 'typeorm';
 import { requireVersion } from '../core/api-version';
+import { checkActionParams } from '../clusters/cluster-actions.service';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
@@ -50,6 +51,7 @@ export class ReceiversService {
     if (action === null) throw badRequest('Action name is required for creating webhook receiver.');
     if (action === 'CLUSTER_CREATE') throw badRequest("Action name cannot be any of ['CLUSTER_CREATE'].");
     checkTriggerable(action);
+    checkActionParams(WEBHOOK_ACTION_KEYS[action], params);
 
     return this.uow.run(async ({ manager }) => {
       const cluster = await lookup(manager, ClusterEntity, clusterIdentity, { project: req.caller.projectId });
@@ -128,6 +130,7 @@ export class ReceiversService {
         changed = true;
       }
       if (params !== null && JSON.stringify(params) !== JSON.stringify(receiver.params)) {
+        if (receiver.action !== null) checkActionParams(WEBHOOK_ACTION_KEYS[receiver.action], params);
         receiver.params = params;
         receiver.channel = { alarm_url: alarmUrl(req.baseUrl, receiver.id, params) };
         changed = true;

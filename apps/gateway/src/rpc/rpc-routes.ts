@@ -1,4 +1,5 @@
 import { badRequest } from '@trellis/common';
+import { boolParam } from '../shared/body';
 import { ActionsService } from '../actions/actions.service';
 import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
@@ -109,20 +110,14 @@ export function clusterActionBody(key: string, body: unknown): Record<string, un
 }
 
 /**
- * `dry_run`, the one query parameter of `POST /v1/clusters/{id}/actions`, with the REST controller's
- * boolean words and message.
+ * `dry_run`, the one query parameter of `POST /v1/clusters/{id}/actions`, read as the REST
+ * controller reads it (the RPC server refused a repeated one already).
  */
 function dryRunOf(query: Record<string, string | string[]>): boolean {
   for (const key of Object.keys(query)) {
     if (key !== 'dry_run') throw badRequest(`Invalid parameter '${key}'`, 'HTTPBadRequest');
   }
-  const raw = query.dry_run;
-  if (raw === undefined) return false;
-  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  const v = value.toLowerCase();
-  if (['1', 't', 'true', 'y', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'f', 'false', 'n', 'no', 'off'].includes(v)) return false;
-  throw badRequest(`Invalid value '${value}' specified for 'dry_run'`);
+  return query.dry_run !== undefined && boolParam(query.dry_run, 'dry_run');
 }
 
 /**

@@ -258,6 +258,25 @@ describe('gateway RPC over the message bus', () => {
       expect(noName.error).toEqual({ code: 400, message: "'name' is a required property", type: 'BadRequest' });
     });
 
+    it('refuses what REST refuses before any route reads it: a repeated scalar parameter, a NUL, an int beyond int4 (issue 18)', async () => {
+      const cluster = await activeCluster();
+      const actions = db.dataSource.getRepository(ActionEntity);
+      const before = await actions.count();
+      const twice = await alice('cluster.scale_out', { cluster_id: cluster.id, dry_run: ['true', 'false'] }, { count: 1 });
+      expect(twice.error).toEqual({ code: 400, message: "The query parameter 'dry_run' is given 2 times; it takes one value.", type: 'HTTPBadRequest' });
+      const nulBody = await alice('cluster.update', { cluster_id: cluster.id }, { cluster: { name: 'a\u0000' } });
+      expect(nulBody.error?.message).toBe('The value for cluster.name contains a NUL character.');
+      const nulFilter = await alice('cluster.list', { name: ['ok', 'a\u0000'] });
+      expect(nulFilter.error?.message).toBe("The value of the query parameter 'name' contains a NUL character.");
+      const nulId = await alice('cluster.show', { cluster_id: 'a\u0000b' });
+      expect(nulId).toMatchObject({ status: 404, error: { message: "The cluster 'a\u0000b' could not be found." } });
+      const huge = await alice('cluster.scale_out', { cluster_id: cluster.id }, { count: 2147483648 });
+      const viaRest = await rest().post(`/v1/clusters/${cluster.id}/actions`, { scale_out: { count: 2147483648 } });
+      expect(huge.error).toEqual(viaRest.body.error);
+      expect(huge.error?.message).toBe("Value must be <= 2147483647 for field 'count'.");
+      expect(await actions.count()).toBe(before);
+    });
+
     it('answers 401 without a token, with a token Keystone refuses, and 503 when Keystone is down', async () => {
       const expected = { code: 401, message: 'The request you have made requires authentication.', type: 'HTTPUnauthorized' };
       expect(await call('cluster.list', { microversion: '1.14' })).toMatchObject({ status: 401, error: expected });

@@ -15,6 +15,7 @@ import { authenticate } from '../core/api.guard';
 import { authorize, authorizer } from '../core/policy.guard';
 import { SERVICE_TYPE, negotiateApiVersion, type ApiVersion } from '../core/api-version';
 import { senlinErrorBody } from '../core/error-body';
+import { checkBodyText, checkQueryParams } from '../core/request-input';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
 import { describeError } from '../core/senlin-exception.filter';
@@ -122,6 +123,8 @@ export class RpcServer implements OnModuleInit {
       headers['openstack-api-version'] = `${SERVICE_TYPE} ${version}`;
       const caller = await authenticate(this.tokens, request.token);
       const { path, query } = splitParams(name, route, request.params ?? {});
+      checkQueryParams(query);
+      checkBodyText(request.body);
       if (!route.body && !isEmptyBody(request.body)) {
         throw badRequest(`'${name}' takes no body (${route.rest}).`, 'HTTPBadRequest');
       }

@@ -39,45 +39,74 @@ export function checkKeys(obj: Json, allowed: readonly string[], required: reado
 
 const present = (obj: Json, key: string) => obj[key] !== undefined && obj[key] !== null;
 
-/** An integer that may arrive as a number or a numeric string (`"3"`), as the CLI sends it. */
-export function toInt(value: unknown, field: string): number {
+/**
+ * The range of PostgreSQL's `integer` (int4), the column type of every integer Trellis stores (sizes,
+ * timeouts, priorities, indexes): a value outside it is a 400 naming the field, never a failed
+ * INSERT or, worse, an accepted request whose action then fails and leaves its cluster locked.
+ */
+export const INT4_MIN = -2147483648;
+export const INT4_MAX = 2147483647;
+
+/** A number or a numeric string (`"3"`, as the CLI sends it) that is an integer, whatever its size. */
+function parseInteger(value: unknown, field: string): number {
   if (typeof value === 'number' && Number.isInteger(value)) return value;
   if (typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value)) return Number(value);
   throw badRequest(`The value for ${field} must be an integer: '${show(value)}'.`);
 }
 
+/** An integer that may arrive as a number or a numeric string, within the int4 range. */
+export function toInt(value: unknown, field: string): number {
+  return bounded(parseInteger(value, field), field, {});
+}
+
 export interface IntOptions {
+  /** defaults to INT4_MIN; a bound outside the int4 range is narrowed to it */
   min?: number;
+  /** defaults to INT4_MAX; a bound outside the int4 range is narrowed to it */
   max?: number;
   /** capacity fields use "The value for the X field must be ..."; others "Value must be >= N for field 'X'." */
   capacity?: boolean;
 }
 
-export function intField(obj: Json, key: string, opts: IntOptions = {}): number | null {
-  if (!present(obj, key)) return null;
-  const n = toInt(obj[key], key);
-  if (opts.min !== undefined && n < opts.min) {
+/**
+ * The one bounds check of integer (and integral-use number) fields, in Senlin's words: its
+ * IntegerField's "Value must be >= N for field 'X'." or its CapacityField's "The value for the X
+ * field must be greater than or equal to N.".
+ */
+function bounded(n: number, field: string, opts: IntOptions): number {
+  const min = Math.max(opts.min ?? INT4_MIN, INT4_MIN);
+  const max = Math.min(opts.max ?? INT4_MAX, INT4_MAX);
+  if (n < min) {
     throw badRequest(
       opts.capacity
-        ? `The value for the ${key} field must be greater than or equal to ${opts.min}.`
-        : `Value must be >= ${opts.min} for field '${key}'.`,
+        ? `The value for the ${field} field must be greater than or equal to ${min}.`
+        : `Value must be >= ${min} for field '${field}'.`,
     );
   }
-  if (opts.max !== undefined && n > opts.max) {
+  if (n > max) {
     throw badRequest(
       opts.capacity
-        ? `The value for the ${key} field must be less than or equal to ${opts.max}.`
-        : `Value must be <= ${opts.max} for field '${key}'.`,
+        ? `The value for the ${field} field must be less than or equal to ${max}.`
+        : `Value must be <= ${max} for field '${field}'.`,
     );
   }
   return n;
 }
 
+export function intField(obj: Json, key: string, opts: IntOptions = {}): number | null {
+  if (!present(obj, key)) return null;
+  return bounded(parseInteger(obj[key], key), key, opts);
+}
+
+/**
+ * A number (Senlin's FloatField) that is used as a count of nodes, so it is held to the int4 range
+ * as integer fields are.
+ */
 export function numberField(obj: Json, key: string): number | null {
   if (!present(obj, key)) return null;
   const v = obj[key];
-  if (typeof v === 'number' && Number.isFinite(v)) return v;
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  if (typeof v === 'number' && Number.isFinite(v)) return bounded(v, key, {});
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return bounded(Number(v), key, {});
   throw badRequest(`The value for ${key} must be a number: '${show(v)}'.`);
 }
 
@@ -92,6 +121,15 @@ export function toBool(value: unknown): boolean {
   if (TRUE_WORDS.includes(text)) return true;
   if (FALSE_WORDS.includes(text)) return false;
   throw badRequest(`Unrecognized value '${show(value)}', acceptable values are: ${ACCEPTABLE}`);
+}
+
+/** A boolean query parameter (`dry_run`, `force`): oslo's words, with Senlin's parse_bool_param message. */
+export function boolParam(value: unknown, name: string): boolean {
+  try {
+    return toBool(value);
+  } catch {
+    throw badRequest(`Invalid value '${show(value)}' specified for '${name}'`);
+  }
 }
 
 export function boolField(obj: Json, key: string): boolean | null {

@@ -28,6 +28,8 @@ export async function lookup<T extends ObjectLiteral>(
   identity: string,
   opts: LookupOptions,
 ): Promise<T | null> {
+  // no row holds a NUL character (PostgreSQL stores none, and would refuse to compare one)
+  if (identity.includes('\u0000')) return null;
   const repo = manager.getRepository(entity);
   const scoped = (qb: ReturnType<typeof repo.createQueryBuilder>) => {
     const locked = opts.forUpdate ? qb.setLock('pessimistic_write') : qb;
