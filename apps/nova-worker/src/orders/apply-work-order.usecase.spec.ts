@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '@trellis/persistence';
+import { ActionEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
@@ -45,6 +45,26 @@ describe('ApplyWorkOrderUseCase', () => {
     });
     expect(row!.build_deadline!.getTime()).toBeGreaterThanOrEqual(before + 600_000);
     expect(await w.results(actionId)).toEqual([]);
+  });
+
+  it('asks Nova for nothing once the action has ended, and leaves the reason the node was failed with first', async () => {
+    const actionId = randomUUID();
+    const now = new Date();
+    await db.dataSource.getRepository(ActionEntity).insert(
+      row<ActionEntity>({
+        id: actionId, name: 'scale', cluster_id: null, target: randomUUID(), action: 'CLUSTER_SCALE_OUT', cause: 'RPC Request',
+        owner: null, interval: -1, start_time: now.getTime() / 1000, end_time: now.getTime() / 1000, timeout: 3, status: 'FAILED',
+        status_reason: 'CLUSTER_SCALE_OUT timed out after 3 s.', inputs: {}, outputs: {}, data: {}, depends_on: [], depended_by: [],
+        project: 'p', user: 'u', domain: null, created_at: now, updated_at: now, lease_owner: null, lease_expires_at: null, attempts: 1,
+      }),
+    );
+    // the deadline supervisor failed the node while the worker was still retrying through an outage
+    const node = await insertNode(db, { action_id: actionId, status: 'ERROR', status_reason: 'CLUSTER_SCALE_OUT timed out after 3 s.' });
+
+    await w.apply.execute(workOrder(actionId, { create_servers: [serverFor(node)] }));
+
+    expect(nova.servers.size).toBe(0);
+    expect(await w.node(node.id)).toMatchObject({ status: 'ERROR', status_reason: 'CLUSTER_SCALE_OUT timed out after 3 s.' });
   });
 
   it('boots the second server of a hard anti-affinity group in a zone only once Nova has placed the first', async () => {

@@ -328,9 +328,11 @@ export class ApplyWorkOrderUseCase {
     // data.placement gets the server group's Nova id when the order placed the node in one
     const placement = JSON.stringify(create.placement.servergroup ? { servergroup: resolveGroup(create.placement.servergroup) } : {});
     const data = `data || jsonb_build_object('placement', COALESCE(NULLIF(data->'placement', 'null'::jsonb), '{}'::jsonb) || $3::jsonb)`;
+    // a node the deadline supervisor or a cancel failed already keeps the reason it failed with first
     const result: unknown = error
       ? await m.query(
-          `UPDATE nodes SET status = 'ERROR', status_reason = $4, updated_at = $2, data = ${data}
+          `UPDATE nodes SET status = 'ERROR', status_reason = CASE WHEN status = 'ERROR' THEN status_reason ELSE $4 END, updated_at = $2,
+             data = ${data}
            WHERE id = $1 RETURNING ${NODE_STATE}`,
           [create.node_id, now, placement, error],
         )
