@@ -41,6 +41,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The suite's profile-update tests (test_cluster_update_profile, test_node_update_profile, the
+# multichoices negative test) name a flavor `new_flavor` and an image `new_image`; Senlin's gate ran
+# them on a fake cloud driver that accepts any name. Trellis checks names against Nova and Glance at
+# profile create (as Senlin does on a real cloud), so the test cloud gets them: a public flavor and
+# image like the harness's own (idempotent; left in place for the next run).
+ensure_update_fixtures() {
+  local os_env=(env OS_AUTH_URL="${OS_AUTH_URL:-http://127.0.0.1:5000/v3}" OS_IDENTITY_API_VERSION=3 OS_USERNAME=admin
+    OS_PASSWORD="${ADMIN_PASS:-admin}" OS_PROJECT_NAME=admin OS_USER_DOMAIN_NAME=Default OS_PROJECT_DOMAIN_NAME=Default
+    OS_REGION_NAME=RegionOne OS_INTERFACE=public)
+  "${os_env[@]}" openstack flavor show new_flavor >/dev/null 2>&1 ||
+    "${os_env[@]}" openstack flavor create --public --ram 128 --disk 1 --vcpus 1 new_flavor >/dev/null || return 1
+  if ! "${os_env[@]}" openstack image show new_image >/dev/null 2>&1; then
+    local img; img="$(mktemp)"; head -c 1024 /dev/zero > "$img"
+    "${os_env[@]}" openstack image create --disk-format raw --container-format bare --public --file "$img" new_image >/dev/null || { rm -f "$img"; return 1; }
+    rm -f "$img"
+  fi
+}
+ensure_update_fixtures && say "test cloud: flavor new_flavor and image new_image present" \
+  || say "WARNING: could not add flavor new_flavor / image new_image; the profile-update tests will fail at profile create"
+
 say "starting Trellis on 127.0.0.1:$port (RabbitMQ vhost $vhost, database trellis_${run_id}; log $log_file)"
 env TRELLIS_HOST=127.0.0.1 TRELLIS_PORT="$port" TRELLIS_PUBLIC_URL="http://127.0.0.1:$port" \
   DATABASE_URL="$db_url" AMQP_URL="$amqp_url" \
