@@ -21,7 +21,7 @@ import {
 import { AmqpConsumer, type AmqpError, type ConsumerHost, type Deliver, queueFailure, toIncoming } from './amqp-consumer';
 import type {
   ConsumeOptions,
-  DeadLetter,
+  DeadLetterSink,
   MessageBus,
   MessageHandler,
   OutgoingMessage,
@@ -276,7 +276,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     });
   }
 
-  async drainDeadLetters(queue: string, max: number, sink: (dead: DeadLetter) => Promise<void>): Promise<number> {
+  async drainDeadLetters(queue: string, max: number, sink: DeadLetterSink): Promise<number> {
     this.ensureUsable();
     checkMax(max);
     if (typeof sink !== 'function') throw new MessageBusError('sink must be a function');
@@ -284,27 +284,37 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     const channel = await this.requireConnection().createChannel();
     let closeError: AmqpError | undefined;
     channel.on('error', (error: AmqpError) => (closeError = error));
+    const kept: amqp.GetMessage[] = [];
     let drained = 0;
     try {
-      await channel.checkQueue(deadLetterQueue).catch((error) => {
+      const { messageCount } = await channel.checkQueue(deadLetterQueue).catch((error) => {
         throw queueFailure(closeError ?? error, deadLetterQueue);
       });
-      while (drained < max) {
+      // The queue is FIFO and a message dead-lettered again is appended: the first `messageCount`
+      // gets are exactly the messages that were there at the start. Kept ones stay unacked (so the
+      // next get does not return them) until the drain ends.
+      for (let taken = 0; taken < Math.min(max, messageCount); taken++) {
         const msg = await channel.get(deadLetterQueue, { noAck: false });
         if (!msg) break;
         const message = toIncoming(deadLetterQueue, 'quorum', msg);
         const origin = deadLetterOrigin(message.headers, originalQueue);
+        let verdict: void | 'keep';
         try {
-          await sink({ queue: deadLetterQueue, originalQueue: origin.originalQueue, reason: origin.reason, message });
+          verdict = await sink({ queue: deadLetterQueue, originalQueue: origin.originalQueue, reason: origin.reason, message });
         } catch (error) {
           channel.nack(msg, false, true);
           throw new DeadLetterDrainError(deadLetterQueue, drained, error);
+        }
+        if (verdict === 'keep') {
+          kept.push(msg);
+          continue;
         }
         channel.ack(msg);
         drained++;
       }
       return drained;
     } finally {
+      for (const msg of kept) channel.nack(msg, false, true);
       await channel.close().catch(() => undefined);
     }
   }

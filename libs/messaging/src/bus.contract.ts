@@ -313,6 +313,49 @@ export function describeMessageBusContract(
       expect(seen).toHaveLength(2);
     });
 
+    it('drains only the dead letters that were there when it began, though the sink dead-letters them again', async () => {
+      const bus = await newBus();
+      await bus.consume(queue, async () => ({ kind: 'dead-letter', reason: 'poison' }), { prefetch: 3 });
+      const poison = [actionMessage(), actionMessage()];
+      for (const m of poison) await bus.publish(m);
+      await waitFor('two dead letters', depthIs(bus, dlq, 2));
+
+      // as `trellis replay` does while the engine runs: each message goes back to its queue, whose
+      // consumer refuses it again before the drain takes the next one
+      const replayed: string[] = [];
+      const drained = await bus.drainDeadLetters(queue, 100, async (d) => {
+        replayed.push(d.message.messageId!);
+        const before = await bus.depth(dlq);
+        await bus.publish(actionMessage({ messageId: d.message.messageId, body: d.message.body }));
+        await waitFor('the replayed message dead-lettered again', depthIs(bus, dlq, before + 1));
+      });
+
+      expect(drained).toBe(2);
+      expect(replayed.sort()).toEqual(poison.map((m) => m.messageId).sort());
+      expect(await bus.depth(dlq)).toBe(2);
+    });
+
+    it('leaves a dead letter the sink keeps in the dead-letter queue, and hands it out again next time', async () => {
+      const bus = await newBus();
+      await bus.consume(queue, async () => ({ kind: 'dead-letter', reason: 'bad' }), { prefetch: 3 });
+      const messages = [actionMessage(), actionMessage(), actionMessage()];
+      for (const m of messages) await bus.publish(m);
+      await waitFor('three dead letters', depthIs(bus, dlq, 3));
+
+      const kept = messages[1].messageId;
+      const seen: string[] = [];
+      const drained = await bus.drainDeadLetters(queue, 100, async (d) => {
+        seen.push(d.message.messageId!);
+        return d.message.messageId === kept ? 'keep' : undefined;
+      });
+
+      expect(drained).toBe(2);
+      expect(seen.sort()).toEqual(messages.map((m) => m.messageId).sort());
+      await waitFor('the kept message back in the dead-letter queue', depthIs(bus, dlq, 1));
+      const again = await drainAll(bus, dlq);
+      expect(again.map((d) => d.message.messageId)).toEqual([kept]);
+    });
+
     it("redelivers a dead consumer's unacked messages to another consumer", async () => {
       const bus = await newBus();
       const stuck = gate();

@@ -81,6 +81,9 @@ export interface DeadLetter {
   message: IncomingMessage;
 }
 
+/** Takes one dead letter; resolving (without `keep`) removes it from the dead-letter queue. */
+export type DeadLetterSink = (dead: DeadLetter) => Promise<void | 'keep'>;
+
 export interface MessageBus {
   /** connect and declare every exchange and queue of the topology (idempotent) */
   start(): Promise<void>;
@@ -92,10 +95,13 @@ export interface MessageBus {
   /** answer requests arriving on `queue` (replies go to the caller's reply-to) */
   serve(queue: string, handler: RpcHandler, options: ConsumeOptions): Promise<ConsumerHandle>;
   /**
-   * Move up to `max` messages out of `<queue>.dlq` and hand each to `sink`; a message is removed
-   * from the dead-letter queue only after `sink` resolved (replay re-publishes it there).
+   * Hand the messages of `<queue>.dlq` to `sink`, one at a time, and return how many were removed.
+   * A message is removed only after `sink` resolved (replay re-publishes it there); one the sink
+   * answers `keep` for stays in the dead-letter queue. The drain looks at no more than the messages
+   * that were in the dead-letter queue when it began (and at most `max`): a message dead-lettered
+   * again meanwhile — a replayed poison message its consumer refuses again — waits for the next drain.
    */
-  drainDeadLetters(queue: string, max: number, sink: (dead: DeadLetter) => Promise<void>): Promise<number>;
+  drainDeadLetters(queue: string, max: number, sink: DeadLetterSink): Promise<number>;
   /** number of messages ready in a queue (for tests, replay summaries and benchmarks) */
   depth(queue: string): Promise<number>;
   close(): Promise<void>;

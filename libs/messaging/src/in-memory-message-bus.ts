@@ -11,7 +11,7 @@ import {
 import { ExchangeTypes, type ExchangeType, deadLetterQueueFor, resolveQueues, topicMatches } from './bus-topology';
 import type {
   ConsumeOptions,
-  DeadLetter,
+  DeadLetterSink,
   IncomingMessage,
   MessageBus,
   MessageHandler,
@@ -221,27 +221,36 @@ export class InMemoryMessageBus implements MessageBus {
     });
   }
 
-  async drainDeadLetters(queue: string, max: number, sink: (dead: DeadLetter) => Promise<void>): Promise<number> {
+  async drainDeadLetters(queue: string, max: number, sink: DeadLetterSink): Promise<number> {
     this.ensureUsable();
     checkMax(max);
     if (typeof sink !== 'function') throw new MessageBusError('sink must be a function');
     const { deadLetterQueue, originalQueue } = deadLetterQueueFor(queue);
     const dlq = this.queueNamed(deadLetterQueue);
+    // only what is there now: a message dead-lettered again meanwhile is appended behind these
+    const snapshot = Math.min(max, dlq.ready.length);
+    const kept: StoredMessage[] = [];
     let drained = 0;
-    while (drained < max) {
-      const stored = dlq.ready.shift();
-      if (!stored) break;
-      const message = this.toIncoming(dlq, stored);
-      const origin = deadLetterOrigin(message.headers, originalQueue);
-      try {
-        await sink({ queue: dlq.name, originalQueue: origin.originalQueue, reason: origin.reason, message });
-      } catch (error) {
-        this.returnToQueue(dlq, stored);
-        throw new DeadLetterDrainError(dlq.name, drained, error);
+    try {
+      for (let taken = 0; taken < snapshot; taken++) {
+        const stored = dlq.ready.shift();
+        if (!stored) break;
+        const message = this.toIncoming(dlq, stored);
+        const origin = deadLetterOrigin(message.headers, originalQueue);
+        let verdict: void | 'keep';
+        try {
+          verdict = await sink({ queue: dlq.name, originalQueue: origin.originalQueue, reason: origin.reason, message });
+        } catch (error) {
+          this.returnToQueue(dlq, stored);
+          throw new DeadLetterDrainError(dlq.name, drained, error);
+        }
+        if (verdict === 'keep') kept.push(stored);
+        else drained++;
       }
-      drained++;
+      return drained;
+    } finally {
+      dlq.ready.unshift(...kept);
     }
-    return drained;
   }
 
   async depth(queue: string): Promise<number> {
