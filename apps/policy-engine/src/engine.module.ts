@@ -17,6 +17,7 @@ import { ResumeService } from './resume/resume.service';
 import { DeadlineSupervisor } from './deadline/deadline-supervisor';
 import { DriftCoordinator } from './drift/drift-coordinator';
 import { DriftScheduler } from './drift/drift-scheduler';
+import { RetentionJob } from './retention/retention-job';
 import type { ServiceDeps } from '@trellis/runtime';
 
 export interface EngineDeps extends ServiceDeps {
@@ -36,6 +37,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly resume: ResumeService,
     private readonly driftScheduler: DriftScheduler,
     private readonly deadlines: DeadlineSupervisor,
+    private readonly retention: RetentionJob,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -46,12 +48,14 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     await this.resume.start();
     this.deadlines.start();
     this.driftScheduler.start();
+    this.retention.start();
     this.deps.logger.info('policy-engine consuming', { queues: [Queues.engineActions, Queues.engineResults], prefetch });
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.resume.stop();
     await this.deadlines.stop();
+    await this.retention.stop();
     await this.driftScheduler.stop();
     for (const c of this.consumers.splice(0)) await c.cancel();
   }
@@ -112,6 +116,10 @@ export class EngineModule {
             new DeadlineSupervisor(deps.dataSource, log.child({ component: 'deadlines' }), {
               intervalSeconds: deps.config.engine.resumeIntervalSeconds,
             }),
+        },
+        {
+          provide: RetentionJob,
+          useFactory: () => new RetentionJob(deps.dataSource, log.child({ component: 'retention' }), deps.config.retention),
         },
         EngineRunner,
       ],

@@ -33,9 +33,22 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error'],
     [{ TRELLIS_DB_LOGGING: 'maybe' }, 'TRELLIS_DB_LOGGING must be true or false'],
     [{ OS_COMPUTE_API_VERSION: '3' }, 'OS_COMPUTE_API_VERSION must look like 2.X'],
+    [{ TRELLIS_RETAIN_EVENTS_DAYS: '30d' }, 'TRELLIS_RETAIN_EVENTS_DAYS must be a whole number'],
+    [{ TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS: '-1' }, 'TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS must be between 0 and 36500'],
   ])('rejects %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('keeps processed ids 7 days and events, actions, decisions 30 days, pruning hourly; 0 days keeps forever', () => {
+    expect(loadConfig({}).retention).toEqual({
+      intervalSeconds: 3600,
+      batchSize: 500,
+      days: { processed_messages: 7, events: 30, actions: 30, decisions: 30 },
+    });
+    const c = loadConfig({ TRELLIS_RETAIN_EVENTS_DAYS: '0', TRELLIS_RETAIN_ACTIONS_DAYS: '90', TRELLIS_RETENTION_INTERVAL_SECONDS: '0' });
+    expect(c.retention.days).toMatchObject({ events: null, actions: 90 });
+    expect(c.retention.intervalSeconds).toBe(0);
   });
 
   it('reads the plugin list as comma-separated module paths', () => {

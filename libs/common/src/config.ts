@@ -67,6 +67,15 @@ export interface TrellisConfig {
   };
   engine: { leaseSeconds: number; resumeIntervalSeconds: number; plugins: string[]; driftIntervalSeconds: number };
   worker: { pollIntervalMs: number; buildTimeoutSeconds: number; factsRefreshSeconds: number; concurrency: number };
+  /** what the policy-engine forgets, and when (README "Retention") */
+  retention: {
+    /** TRELLIS_RETENTION_INTERVAL_SECONDS: how often the engine prunes; 0 leaves it to `trellis purge` */
+    intervalSeconds: number;
+    /** rows per delete transaction */
+    batchSize: number;
+    /** days each kind of row is kept; null keeps it forever (0 in the variable) */
+    days: { processed_messages: number | null; events: number | null; actions: number | null; decisions: number | null };
+  };
   /** who may do what through the API (docs/SECURITY.md) */
   rbac: {
     /** TRELLIS_ADMIN_PROJECT: the project (name or id) whose `admin` role makes a cloud admin */
@@ -90,6 +99,12 @@ function int(env: Env, name: string, dflt: number, min: number, max = Number.MAX
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** a retention in days; 0 means keep forever (null) */
+function days(env: Env, name: string, dflt: number): number | null {
+  const n = int(env, name, dflt, 0, 36_500);
+  return n === 0 ? null : n;
 }
 
 function bool(env: Env, name: string, dflt: boolean): boolean {
@@ -196,6 +211,16 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       buildTimeoutSeconds: int(env, 'TRELLIS_BUILD_TIMEOUT_SECONDS', 600, 1, 86400),
       factsRefreshSeconds: int(env, 'TRELLIS_FACTS_REFRESH_SECONDS', 15, 1, 86400),
       concurrency: int(env, 'TRELLIS_WORKER_CONCURRENCY', 8, 1, 256),
+    },
+    retention: {
+      intervalSeconds: int(env, 'TRELLIS_RETENTION_INTERVAL_SECONDS', 3600, 0, 86400 * 7),
+      batchSize: int(env, 'TRELLIS_RETENTION_BATCH_SIZE', 500, 1, 100_000),
+      days: {
+        processed_messages: days(env, 'TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS', 7),
+        events: days(env, 'TRELLIS_RETAIN_EVENTS_DAYS', 30),
+        actions: days(env, 'TRELLIS_RETAIN_ACTIONS_DAYS', 30),
+        decisions: days(env, 'TRELLIS_RETAIN_DECISIONS_DAYS', 30),
+      },
     },
     rbac: {
       adminProject: str(env, 'TRELLIS_ADMIN_PROJECT') ?? 'admin',

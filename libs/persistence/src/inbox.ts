@@ -1,6 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { requireText, requireUuid } from './guards';
-import { changedCount } from './sql';
 import { ActionEntity } from './entities';
 
 /**
@@ -57,16 +56,4 @@ export async function markProcessedAndLockAction(
     [consumer, messageId],
   );
   return { fresh: mine[0]?.mine === true, row: null };
-}
-
-/** Forgets message ids recorded more than `olderThanMs` ago (far beyond any redelivery) and returns how many. */
-export async function pruneProcessedMessages(db: DataSource | EntityManager, olderThanMs: number): Promise<number> {
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) {
-    throw new Error(`olderThanMs must be a number of at least 0, got ${olderThanMs}`);
-  }
-  return changedCount(
-    await db.query(`DELETE FROM processed_messages WHERE processed_at < now() - make_interval(secs => $1)`, [
-      olderThanMs / 1000,
-    ]),
-  );
 }

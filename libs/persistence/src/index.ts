@@ -14,7 +14,14 @@ export { runMigrationsLocked } from './migrate';
 export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
 export { addToOutbox, outboxStats, purgePublishedOutbox, type OutboxStats } from './outbox/outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
-export { markProcessed, markProcessedAndLockAction, pruneProcessedMessages } from './inbox';
+export { markProcessed, markProcessedAndLockAction } from './inbox';
+export {
+  pruneOlderThan,
+  RETENTION_KINDS,
+  type PruneCounts,
+  type PruneOptions,
+  type RetentionKind,
+} from './retention/retention';
 export { claimExpired, releaseLease, renewLease, type ClaimOptions, type Leased } from './lease';
 export { findStuckActions, enqueueActionMessages, replayStuckActions, type StuckAction, type ReplayFilter } from './replay/replay-actions';
 export {
