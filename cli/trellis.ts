@@ -1,52 +1,45 @@
 import 'reflect-metadata';
 import { errorMessage } from '@trellis/common';
-import { runEvaluate } from './commands/evaluate.command';
-import { runPolicyDefaults } from './commands/policy-defaults.command';
-import { runReplay } from './commands/replay.command';
-import { runStart } from './commands/start.command';
-import { runToken } from './commands/token.command';
+import type { CommandSpec } from './commands/args';
+import { EVALUATE_COMMAND, runEvaluate } from './commands/evaluate.command';
+import { POLICY_DEFAULTS_COMMAND, runPolicyDefaults } from './commands/policy-defaults.command';
+import { PURGE_COMMAND, runPurge } from './commands/purge.command';
+import { REPLAY_COMMAND, runReplay } from './commands/replay.command';
+import { START_COMMAND, runStart } from './commands/start.command';
+import { TOKEN_COMMAND, runToken } from './commands/token.command';
 
-const USAGE = `usage: trellis <command> [options]
+const COMMANDS: Array<{ spec: CommandSpec; run: (args: string[]) => Promise<number> }> = [
+  { spec: START_COMMAND, run: runStart },
+  { spec: REPLAY_COMMAND, run: runReplay },
+  { spec: PURGE_COMMAND, run: runPurge },
+  { spec: EVALUATE_COMMAND, run: runEvaluate },
+  { spec: TOKEN_COMMAND, run: runToken },
+  { spec: POLICY_DEFAULTS_COMMAND, run: runPolicyDefaults },
+];
 
-commands:
-  start                      run gateway, policy-engine, nova-worker (and the Nova simulator
-                             unless OS_AUTH_URL/OS_CLOUD is set) in one process
-  replay [options]           re-publish stuck actions and dead-lettered messages
-      --action ID            only this action (repeatable)
-      --older-than SECONDS   READY/RUNNING actions idle this long (default: TRELLIS_LEASE_SECONDS)
-      --no-dead-letters      leave the dead-letter queues alone
-      --decisions [--since T]
-                             re-evaluate stored decisions with the current code and report
-                             every one that would now differ
-  evaluate FILE|-            evaluate a decision snapshot (JSON) and print the result
-  token                      print a Keystone token for the demo user (or OS_* credentials)
-  policy-defaults            print the default API policy rules as YAML, for TRELLIS_POLICY_FILE
-
-Configuration comes from the environment; see README.md.`;
+/** every command with its flags; `trellis <command> --help` says what each does */
+function usage(): string {
+  const lines = ['usage: trellis <command> [options]', '', 'commands:'];
+  for (const { spec } of COMMANDS) {
+    const positionals = spec.positionals ? ` ${spec.positionals.usage}` : '';
+    lines.push(`  ${spec.name}${positionals}`, `      ${spec.summary.split('\n')[0]}`);
+    const flags = Object.entries(spec.options).map(([name, o]) => `--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`);
+    if (flags.length) lines.push(`      options: ${flags.join(' ')}`);
+  }
+  lines.push('', "Run 'trellis <command> --help' for a command's options. Configuration comes from the environment; see README.md.");
+  return lines.join('\n');
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  switch (command) {
-    case 'start':
-      return runStart(args);
-    case 'replay':
-      return runReplay(args);
-    case 'evaluate':
-      return runEvaluate(args);
-    case 'token':
-      return runToken(args);
-    case 'policy-defaults':
-      return runPolicyDefaults(args);
-    case undefined:
-    case '-h':
-    case '--help':
-    case 'help':
-      process.stdout.write(USAGE + '\n');
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`trellis: unknown command '${command}'\n${USAGE}\n`);
-      return 2;
+  const found = COMMANDS.find((c) => c.spec.name === command);
+  if (found) return found.run(args);
+  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+    process.stdout.write(usage() + '\n');
+    return command === undefined ? 2 : 0;
   }
+  process.stderr.write(`trellis: unknown command '${command}'\n${usage()}\n`);
+  return 2;
 }
 
 main(process.argv.slice(2)).then(

@@ -1,25 +1,115 @@
-/** A small flag parser: `--name value`, `--flag`, repeated flags collect into arrays. */
-export interface ParsedArgs {
-  positional: string[];
-  flags: Map<string, string[]>;
+import { parseArgs } from 'node:util';
+
+/**
+ * Every `trellis` subcommand declares its options here and parses them strictly (node:util
+ * parseArgs, `strict: true`): an unknown or misspelt flag is refused with status 2 instead of being
+ * ignored — `trellis replay --acton X` used to replay everything.
+ */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** may be given more than once; the values collect into a list */
+  multiple?: boolean;
+  /** the value's placeholder in --help (`ID`, `AGE`) */
+  value?: string;
+  help: string;
 }
 
-export function parseArgs(args: string[], booleanFlags: string[] = []): ParsedArgs {
-  const positional: string[] = [];
-  const flags = new Map<string, string[]>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a.startsWith('--')) {
-      const [name, inline] = a.slice(2).split('=', 2);
-      let value = inline;
-      if (value === undefined) value = booleanFlags.includes(name) ? 'true' : args[++i];
-      if (value === undefined) throw new Error(`option --${name} needs a value`);
-      flags.set(name, [...(flags.get(name) ?? []), value]);
-    } else {
-      positional.push(a);
-    }
+export interface CommandSpec {
+  name: string;
+  /** one line for `trellis --help` */
+  summary: string;
+  /** positional arguments as shown in the usage line (`FILE|-`), none when absent */
+  positionals?: { usage: string; min: number; max: number };
+  options: Record<string, OptionSpec>;
+  /** lines printed after the options in --help */
+  notes?: string[];
+}
+
+export interface ParsedCommand {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/** A command line the command cannot run: printed with the usage line, exit status 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
   }
-  return { positional, flags };
 }
 
-export const flag = (p: ParsedArgs, name: string): string | undefined => p.flags.get(name)?.at(-1);
+const HELP: OptionSpec = { type: 'boolean', help: 'print this help' };
+
+/** The command's options as parsed; `help` when --help/-h was asked for (nothing else is checked then). */
+export function parseCommandArgs(spec: CommandSpec, args: string[]): ParsedCommand | 'help' {
+  if (args.includes('--help') || args.includes('-h')) return 'help';
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: spec.positionals !== undefined,
+      options: Object.fromEntries(
+        Object.entries({ ...spec.options, help: HELP }).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false }]),
+      ),
+    });
+  } catch (e) {
+    throw new UsageError(describeParseError(e as Error & { code?: string }));
+  }
+  const { values, positionals } = parsed as ParsedCommand;
+  const expected = spec.positionals ?? { usage: '', min: 0, max: 0 };
+  if (positionals.length < expected.min) throw new UsageError(`missing ${expected.usage}`);
+  if (positionals.length > expected.max) throw new UsageError(`unexpected argument '${positionals[expected.max]}'`);
+  return { values, positionals };
+}
+
+/** node's messages, shorter and without its advice about `--` (no trellis command takes dashed positionals) */
+function describeParseError(e: Error & { code?: string }): string {
+  const quoted = /'([^']+)'/.exec(e.message)?.[1];
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option '${quoted ?? e.message}'`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument '${quoted ?? e.message}'`;
+    default:
+      return e.message;
+  }
+}
+
+export function usageLine(spec: CommandSpec): string {
+  const options = Object.keys(spec.options).length ? ' [options]' : '';
+  const positionals = spec.positionals ? ` ${spec.positionals.usage}` : '';
+  return `usage: trellis ${spec.name}${options}${positionals}`;
+}
+
+/** `trellis <command> --help`: the usage line, the summary and every option. */
+export function commandHelp(spec: CommandSpec): string {
+  const rows = Object.entries({ ...spec.options, help: HELP }).map(([name, o]) => {
+    const flag = `--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}${name === 'help' ? ', -h' : ''}`;
+    return `  ${flag.padEnd(32)} ${o.help}${o.multiple ? ' (repeatable)' : ''}`;
+  });
+  return [usageLine(spec), '', spec.summary, '', 'options:', ...rows, ...(spec.notes ? ['', ...spec.notes] : [])].join('\n') + '\n';
+}
+
+/**
+ * Runs a subcommand: --help prints its help (status 0); a command line it cannot run is refused
+ * on stderr with its usage (status 2); otherwise `run` gets the parsed options.
+ */
+export async function runCommand(spec: CommandSpec, args: string[], run: (parsed: ParsedCommand) => Promise<number>): Promise<number> {
+  try {
+    const parsed = parseCommandArgs(spec, args);
+    if (parsed === 'help') {
+      process.stdout.write(commandHelp(spec));
+      return 0;
+    }
+    return await run(parsed);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`trellis ${spec.name}: ${e.message}\n${usageLine(spec)}\nRun 'trellis ${spec.name} --help' for its options.\n`);
+    return 2;
+  }
+}
+
+export const stringOption = (p: ParsedCommand, name: string): string | undefined => p.values[name] as string | undefined;
+export const listOption = (p: ParsedCommand, name: string): string[] => (p.values[name] as string[] | undefined) ?? [];
+export const booleanOption = (p: ParsedCommand, name: string): boolean => p.values[name] === true;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { PolicyRegistry, evaluate, loadPolicyPlugins } from '@trellis/policies';
 import { loadConfig } from '@trellis/common';
-import { parseArgs } from './args';
+import { runCommand, type CommandSpec } from './args';
 
 async function readAll(source: string): Promise<string> {
   if (source !== '-') return readFile(source, 'utf8');
@@ -10,23 +10,28 @@ async function readAll(source: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+export const EVALUATE_COMMAND: CommandSpec = {
+  name: 'evaluate',
+  summary: 'Evaluate a decision snapshot (JSON, a file or - for stdin) and print the result as JSON.',
+  positionals: { usage: 'FILE|-', min: 1, max: 1 },
+  options: {},
+  notes: ['The snapshot format: libs/policies/README.md.'],
+};
+
 /** `trellis evaluate FILE|-`: the decision for one snapshot, as JSON on stdout. */
-export async function runEvaluate(args: string[]): Promise<number> {
-  const { positional } = parseArgs(args);
-  if (positional.length !== 1) {
-    process.stderr.write('usage: trellis evaluate FILE|-   (a snapshot document, see README "Evaluating a snapshot")\n');
-    return 2;
-  }
-  let input: unknown;
-  try {
-    input = JSON.parse(await readAll(positional[0]));
-  } catch (e) {
-    process.stderr.write(`trellis evaluate: ${positional[0]} is not valid JSON: ${(e as Error).message}\n`);
-    return 2;
-  }
-  const registry = PolicyRegistry.withBuiltins();
-  loadPolicyPlugins(registry, loadConfig().engine.plugins);
-  const output = evaluate(input as never, { registry });
-  process.stdout.write(JSON.stringify(output, null, 2) + '\n');
-  return 0;
+export function runEvaluate(args: string[]): Promise<number> {
+  return runCommand(EVALUATE_COMMAND, args, async ({ positionals: [source] }) => {
+    let input: unknown;
+    try {
+      input = JSON.parse(await readAll(source));
+    } catch (e) {
+      process.stderr.write(`trellis evaluate: ${source} is not valid JSON: ${(e as Error).message}\n`);
+      return 2;
+    }
+    const registry = PolicyRegistry.withBuiltins();
+    loadPolicyPlugins(registry, loadConfig().engine.plugins);
+    const output = evaluate(input as never, { registry });
+    process.stdout.write(JSON.stringify(output, null, 2) + '\n');
+    return 0;
+  });
 }

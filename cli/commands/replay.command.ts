@@ -1,58 +1,83 @@
-import { ConsumerQueues, Headers } from '@trellis/contracts';
 import { createLogger, loadConfig, type TrellisConfig } from '@trellis/common';
 import { createMessageBus, type MessageBus } from '@trellis/messaging';
 import { OutboxRelay, openDatabase, outboxStats, replayStuckActions } from '@trellis/persistence';
 import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
-import { flag, parseArgs } from './args';
+import { UsageError, booleanOption, listOption, runCommand, stringOption, type CommandSpec, type ParsedCommand } from './args';
+import { countRepublished, replayDeadLetters, type ReplayedMessage } from './dead-letter-replay';
 import { replayDecisions } from './replay-decisions';
+
+export const REPLAY_COMMAND: CommandSpec = {
+  name: 'replay',
+  summary:
+    'Re-publish stuck actions and move dead-lettered messages back to their queues, each at most once per run;\n' +
+    'with --decisions, re-evaluate stored decisions with the current code. Prints a JSON report.',
+  options: {
+    action: { type: 'string', multiple: true, value: 'ID', help: 'only this action: its row if stuck, and its dead-lettered messages' },
+    'older-than': { type: 'string', value: 'SECONDS', help: 'READY/RUNNING actions idle this long (default: TRELLIS_LEASE_SECONDS)' },
+    'no-dead-letters': { type: 'boolean', help: 'leave the dead-letter queues alone' },
+    decisions: { type: 'boolean', help: 're-evaluate stored decisions and list those that would now differ' },
+    since: { type: 'string', value: 'TIME', help: 'with --decisions: only decisions made at or after this ISO time' },
+  },
+  notes: [
+    'Needs DATABASE_URL and AMQP_URL (the PostgreSQL and RabbitMQ the services use). The dead-letter',
+    'queues are read as they are when the run starts: a message dead-lettered again during the run',
+    '(a poison message) waits for the next run.',
+  ],
+};
 
 /**
  * `trellis replay`: recovery after a crash. Re-publishes actions stuck in READY/RUNNING (through
  * the outbox, so the usual relay confirms each one) and moves dead-lettered messages back to the
- * queue they came from. Prints a JSON summary of what was replayed.
+ * queue they came from. Prints a JSON report: every action and every message, with what was done.
  */
-export async function runReplay(args: string[]): Promise<number> {
-  const parsed = parseArgs(args, ['no-dead-letters', 'decisions']);
-  const config = loadConfig();
-  const logger = createLogger('trellis-replay', config.logLevel);
-
-  if (flag(parsed, 'decisions')) {
-    const registry = PolicyRegistry.withBuiltins();
-    loadPolicyPlugins(registry, config.engine.plugins);
-    const database = await openDatabase(config.database, logger);
-    try {
-      const report = await replayDecisions(database.dataSource, registry, { since: flag(parsed, 'since') });
-      process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      return report.differing.length ? 1 : 0;
-    } finally {
-      await database.close();
+export function runReplay(args: string[]): Promise<number> {
+  return runCommand(REPLAY_COMMAND, args, async (parsed) => {
+    const config = loadConfig();
+    if (booleanOption(parsed, 'decisions')) return runDecisionReplay(config, parsed);
+    if (stringOption(parsed, 'since') !== undefined) throw new UsageError('--since goes with --decisions');
+    const olderThan = Number(stringOption(parsed, 'older-than') ?? config.engine.leaseSeconds);
+    if (!Number.isFinite(olderThan) || olderThan < 0) {
+      throw new UsageError(`--older-than must be a number of seconds, got '${stringOption(parsed, 'older-than')}'`);
     }
-  }
-
-  if (!config.amqp.url || !config.database.url) {
-    process.stderr.write(
-      'trellis replay: set DATABASE_URL and AMQP_URL to the PostgreSQL and RabbitMQ the services use.\n' +
-        'With the embedded default (one process), use the admin API instead: POST /v1/actions/{id}/replay.\n',
-    );
-    return 2;
-  }
-  const olderThan = Number(flag(parsed, 'older-than') ?? config.engine.leaseSeconds);
-  if (!Number.isFinite(olderThan) || olderThan < 0) {
-    process.stderr.write(`trellis replay: --older-than must be a number of seconds, got '${flag(parsed, 'older-than')}'\n`);
-    return 2;
-  }
-  const summary = await replay(config, {
-    actionIds: parsed.flags.get('action') ?? [],
-    olderThanSeconds: olderThan,
-    deadLetters: !flag(parsed, 'no-dead-letters'),
+    if (!config.amqp.url || !config.database.url) {
+      process.stderr.write(
+        'trellis replay: set DATABASE_URL and AMQP_URL to the PostgreSQL and RabbitMQ the services use.\n' +
+          'With the embedded default (one process), use the admin API instead: POST /v1/actions/{id}/replay.\n',
+      );
+      return 2;
+    }
+    const summary = await replay(config, {
+      actionIds: listOption(parsed, 'action'),
+      olderThanSeconds: olderThan,
+      deadLetters: !booleanOption(parsed, 'no-dead-letters'),
+    });
+    process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+    return 0;
   });
-  process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
-  return 0;
+}
+
+async function runDecisionReplay(config: TrellisConfig, parsed: ParsedCommand): Promise<number> {
+  const others = ['action', 'older-than', 'no-dead-letters'].filter((name) => parsed.values[name] !== undefined);
+  if (others.length) throw new UsageError(`--decisions does not go with ${others.map((o) => `--${o}`).join(', ')}`);
+  const logger = createLogger('trellis-replay', config.logLevel);
+  const registry = PolicyRegistry.withBuiltins();
+  loadPolicyPlugins(registry, config.engine.plugins);
+  const database = await openDatabase(config.database, logger);
+  try {
+    const report = await replayDecisions(database.dataSource, registry, { since: stringOption(parsed, 'since') });
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    return report.differing.length ? 1 : 0;
+  } finally {
+    await database.close();
+  }
 }
 
 export interface ReplaySummary {
   actions: Array<{ id: string; action: string; status: string; why: string }>;
+  /** messages republished per consumer queue */
   dead_letters: Record<string, number>;
+  /** every dead-lettered message looked at, republished or skipped (and why) */
+  messages: ReplayedMessage[];
 }
 
 export async function replay(
@@ -70,11 +95,12 @@ export async function replay(
       'replay',
     );
     await drainOutbox(database.dataSource, bus);
-    const dead: Record<string, number> = {};
-    if (options.deadLetters) {
-      for (const q of ConsumerQueues) dead[q.name] = await requeueDeadLetters(bus, q.name);
-    }
-    return { actions: stuck.map(({ id, action, status, why }) => ({ id, action, status, why })), dead_letters: dead };
+    const messages = options.deadLetters ? await replayDeadLetters(bus, { actionIds: options.actionIds }) : [];
+    return {
+      actions: stuck.map(({ id, action, status, why }) => ({ id, action, status, why })),
+      dead_letters: options.deadLetters ? countRepublished(messages) : {},
+      messages,
+    };
   } finally {
     await bus.close();
     await database.close();
@@ -93,26 +119,4 @@ async function drainOutbox(dataSource: import('typeorm').DataSource, bus: Messag
   } finally {
     await relay.stop();
   }
-}
-
-/** Move every message of `<queue>.dlq` back to the exchange and routing key that feed `queue`. */
-async function requeueDeadLetters(bus: MessageBus, queue: string): Promise<number> {
-  const spec = ConsumerQueues.find((q) => q.name === queue)!;
-  return bus.drainDeadLetters(queue, 100_000, async (dead) => {
-    const headers: Record<string, string | number | boolean> = {};
-    for (const [k, v] of Object.entries(dead.message.headers)) {
-      if (k === Headers.deadLetterReason || k === Headers.originalQueue || k.startsWith('x-death') || k.startsWith('x-first-death') || k.startsWith('x-last-death')) continue;
-      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') headers[k] = v;
-    }
-    headers['x-trellis-replayed-from'] = `${queue}.dlq: ${dead.reason}`;
-    await bus.publish({
-      exchange: spec.exchange,
-      routingKey: spec.routingKey,
-      body: dead.message.body ?? dead.message.raw.toString('utf8'),
-      messageId: dead.message.messageId ?? `replayed-${Date.now()}`,
-      correlationId: dead.message.correlationId,
-      type: dead.message.type,
-      headers,
-    });
-  });
 }

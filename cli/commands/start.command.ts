@@ -1,9 +1,22 @@
 import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
 import { onShutdownSignal } from '@trellis/runtime';
 import { startEmbedded } from '../embedded';
+import { runCommand, type CommandSpec } from './args';
+
+export const START_COMMAND: CommandSpec = {
+  name: 'start',
+  summary:
+    'Run the gateway, the policy-engine and the nova-worker (and the Nova simulator unless OS_AUTH_URL or\n' +
+    'OS_CLOUD is set) in one process. Configuration comes from the environment (README.md).',
+  options: {},
+};
 
 /** `trellis start`: the whole of Trellis in one process; prints how to use it. */
-export async function runStart(_args: string[]): Promise<number> {
+export function runStart(args: string[]): Promise<number> {
+  return runCommand(START_COMMAND, args, start);
+}
+
+async function start(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger('trellis', config.logLevel, { instance: config.instanceId });
   const started = Date.now();

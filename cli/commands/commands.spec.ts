@@ -1,0 +1,36 @@
+import { runEvaluate } from './evaluate.command';
+import { runPolicyDefaults } from './policy-defaults.command';
+import { runPurge } from './purge.command';
+import { runReplay } from './replay.command';
+import { runStart } from './start.command';
+import { runToken } from './token.command';
+
+/** Every subcommand parses strictly: none starts, connects or prints a result on a flag it does not know. */
+describe.each([
+  ['start', runStart],
+  ['replay', runReplay],
+  ['purge', runPurge],
+  ['evaluate', runEvaluate],
+  ['token', runToken],
+  ['policy-defaults', runPolicyDefaults],
+])('trellis %s', (name, run) => {
+  let out: string;
+  let err: string;
+  beforeEach(() => {
+    out = err = '';
+    jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
+    jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('refuses an unknown flag with status 2', async () => {
+    expect(await run(['--bogus'])).toBe(2);
+    expect(err).toMatch(new RegExp(`^trellis ${name}: unknown option '--bogus'\n`));
+    expect(out).toBe('');
+  });
+
+  it('prints its usage for --help', async () => {
+    expect(await run(['--help'])).toBe(0);
+    expect(out).toMatch(new RegExp(`^usage: trellis ${name}`));
+  });
+});
