@@ -6,6 +6,7 @@ import { Exchanges, Queues, RoutingKeys, SCHEMA_VERSION, deadLetterQueueOf } fro
 import { loadConfig } from '@trellis/common';
 import { ActionEntity, row } from '@trellis/persistence';
 import { startEmbedded, type Embedded } from '../../cli/embedded';
+import type { ReplaySummary } from '../../cli/commands/replay.command';
 import { ApiClient } from '../support/api-client';
 import { demoApi } from '../support/placement.scenario';
 import { createProfileAndCluster, nodesOf } from '../support/scale-out.scenario';
@@ -52,8 +53,30 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
     const { stdout } = await run(process.execPath, [join(ROOT, 'bin', 'trellis.js'), 'replay', ...args], {
       env: { PATH: process.env.PATH, DATABASE_URL: db.url, AMQP_URL: vhost.url, LOG_LEVEL: 'error' },
     });
-    return JSON.parse(stdout) as { actions: Array<{ id: string; why: string }>; dead_letters: Record<string, number> };
+    return JSON.parse(stdout) as ReplaySummary;
   };
+
+  /** an action.requested message for an action that does not exist: the engine dead-letters it every time */
+  const poison = (clusterId: string, project: string, actionId = randomUUID()) => {
+    const messageId = randomUUID();
+    return trellis.infra.bus.publish({
+      exchange: Exchanges.actions,
+      routingKey: RoutingKeys.actionRequested,
+      type: RoutingKeys.actionRequested,
+      messageId,
+      body: {
+        message_id: messageId,
+        schema_version: SCHEMA_VERSION,
+        action_id: actionId,
+        correlation_id: 'replay-test',
+        cluster_id: clusterId,
+        action: 'CLUSTER_SCALE_OUT',
+        project,
+        cause: 'submitted',
+      },
+    }).then(() => messageId);
+  };
+  const deadLetters = () => trellis.infra.bus.depth(deadLetterQueueOf(Queues.engineActions));
 
   const ownerOf = async (clusterId: string): Promise<string> =>
     ((await trellis.infra.database.dataSource.query(`SELECT "user" FROM clusters WHERE id = $1`, [clusterId])) as Array<{ user: string }>)[0].user;
@@ -95,23 +118,8 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
     const project = (await api.get(`/v1/clusters/${clusterId}`)).body.cluster.project;
     // a message for an action that does not exist (yet): the engine dead-letters it with the reason
     const actionId = randomUUID();
-    await trellis.infra.bus.publish({
-      exchange: Exchanges.actions,
-      routingKey: RoutingKeys.actionRequested,
-      type: RoutingKeys.actionRequested,
-      messageId: randomUUID(),
-      body: {
-        message_id: randomUUID(),
-        schema_version: SCHEMA_VERSION,
-        action_id: actionId,
-        correlation_id: 'replay-test',
-        cluster_id: clusterId,
-        action: 'CLUSTER_SCALE_OUT',
-        project,
-        cause: 'submitted',
-      },
-    });
-    await waitFor('the dead letter', async () => (await trellis.infra.bus.depth(deadLetterQueueOf(Queues.engineActions))) === 1);
+    await poison(clusterId, project, actionId);
+    await waitFor('the dead letter', async () => (await deadLetters()) === 1);
     // the action appears; replaying the dead letter now carries it through
     await trellis.infra.database.dataSource.getRepository(ActionEntity).insert(row<ActionEntity>({
       id: actionId,
@@ -129,10 +137,43 @@ describe('trellis replay (RabbitMQ + PostgreSQL)', () => {
       domain: null,
       created_at: new Date(),
     }));
-    const summary = await replay('--action', randomUUID());
+    const summary = await replay('--action', actionId);
     expect(summary.dead_letters[Queues.engineActions]).toBe(1);
+    expect(summary.messages).toEqual([expect.objectContaining({ action_id: actionId, outcome: 'republished' })]);
     expect((await api.waitForAction(actionId)).status).toBe('SUCCEEDED');
     expect(await nodesOf(api, clusterId)).toHaveLength(2);
     expect(await trellis.infra.bus.depth(deadLetterQueueOf(Queues.engineActions))).toBe(0);
+  });
+
+  it('replays a poison message once per run and counts it once, however fast the engine refuses it again', async () => {
+    const { clusterId } = await createProfileAndCluster(api, 'poison');
+    const project = (await api.get(`/v1/clusters/${clusterId}`)).body.cluster.project;
+    const ids = [await poison(clusterId, project), await poison(clusterId, project), await poison(clusterId, project)];
+    await waitFor('three dead letters', async () => (await deadLetters()) === 3);
+
+    for (let run = 1; run <= 3; run++) {
+      const summary = await replay();
+      expect(summary.dead_letters[Queues.engineActions]).toBe(3);
+      const looked = summary.messages.filter((m) => m.queue === Queues.engineActions);
+      expect(looked.map((m) => m.message_id).sort()).toEqual([...ids].sort());
+      expect(looked.every((m) => m.outcome === 'republished')).toBe(true);
+      // the engine refuses them again: they are back, once each, for the next run
+      await waitFor('the three back in the dead-letter queue', async () => (await deadLetters()) === 3);
+    }
+  });
+
+  it('refuses a misspelt flag with status 2 and replays nothing', async () => {
+    const { clusterId } = await createProfileAndCluster(api, 'typo');
+    const project = (await api.get(`/v1/clusters/${clusterId}`)).body.cluster.project;
+    const before = await deadLetters();
+    await poison(clusterId, project);
+    await waitFor('the dead letter', async () => (await deadLetters()) === before + 1);
+
+    const refused = await replay('--acton', randomUUID()).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining("trellis replay: unknown option '--acton'") });
+    expect(await deadLetters()).toBe(before + 1);
   });
 });
