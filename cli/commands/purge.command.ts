@@ -15,7 +15,7 @@ export const PURGE_COMMAND: CommandSpec = {
   summary: 'Delete old events, finished actions, decisions and processed-message ids now (as the engine does in the background).',
   options: {
     'events-older-than': { type: 'string', value: 'AGE', help: 'events older than AGE (e.g. 30d, 12h, 90m, 3600s)' },
-    'actions-older-than': { type: 'string', value: 'AGE', help: 'finished actions older than AGE, with their steps, decision and work orders' },
+    'actions-older-than': { type: 'string', value: 'AGE', help: 'finished actions older than AGE, with their steps and decision' },
     'decisions-older-than': { type: 'string', value: 'AGE', help: 'decisions of finished actions older than AGE' },
     'processed-older-than': { type: 'string', value: 'AGE', help: 'ids of consumed messages recorded more than AGE ago' },
     'dry-run': { type: 'boolean', help: 'count what would be deleted, delete nothing' },

@@ -5,6 +5,7 @@ import { jsonb, tstz, type JsonObject } from './columns';
 @Index(['project', 'timestamp'])
 @Index(['cluster_id'])
 @Index(['oid'])
+@Index(['timestamp'])
 export class EventEntity {
   @PrimaryColumn('uuid') id: string;
   @Column(tstz) timestamp: Date;

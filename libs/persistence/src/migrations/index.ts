@@ -5,6 +5,7 @@ import { Trusts1795600000000 } from './1795600000000-trusts';
 import { WorkOrderLeases1795700000000 } from './1795700000000-work-order-leases';
 import { Receivers1795800000000 } from './1795800000000-receivers';
 import { Services1795920000000 } from './1795920000000-services';
+import { RetentionIndexes1795930000000 } from './1795930000000-retention-indexes';
 
 /** In the order they run. A new migration gets a later timestamp and goes at the end. */
 export const ALL_MIGRATIONS = [
@@ -15,6 +16,7 @@ export const ALL_MIGRATIONS = [
   WorkOrderLeases1795700000000,
   Receivers1795800000000,
   Services1795920000000,
+  RetentionIndexes1795930000000,
 ];
 
-export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000, Receivers1795800000000, Services1795920000000 };
+export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000, Receivers1795800000000, Services1795920000000, RetentionIndexes1795930000000 };

@@ -8,7 +8,9 @@ import { inTransaction } from '../transaction';
  * - `processed_messages`: the ids consumers recorded to skip redeliveries, by `processed_at`.
  * - `events`: by `timestamp` (Senlin's `event-purge`).
  * - `actions`: SUCCEEDED, FAILED or CANCELLED ones, by when they last changed (their end), with their
- *   steps, their decision and their finished work orders (Senlin's `action-purge`). Never an action
+ *   steps and their decision (Senlin's `action-purge`). Their work orders stay: the nova-worker's
+ *   record of an order is what stops it from applying a replayed order a second time (it does not
+ *   look for the action, and must not boot servers again for one that is gone). Never an action
  *   that has not finished, one whose work order (or a step's) the nova-worker is still applying or
  *   whose nodes are still being built or deleted, nor the latest action of an existing cluster or
  *   the action of its latest decision (`GET /v1/actions/{id}/decision` shows what placed the
@@ -108,20 +110,17 @@ const KINDS: Record<RetentionKind, KindSql> = {
     ),
   },
   actions: {
-    tables: ['actions', 'action_steps', 'decisions', 'work_orders'],
+    tables: ['actions', 'action_steps', 'decisions'],
     count: `WITH doomed AS (${PRUNABLE_ACTIONS}),
                  steps AS (SELECT id FROM action_steps WHERE action_id IN (SELECT id FROM doomed))
             SELECT (SELECT count(*) FROM doomed)::int AS actions,
                    (SELECT count(*) FROM steps)::int AS action_steps,
-                   (SELECT count(*) FROM decisions WHERE action_id IN (SELECT id FROM doomed))::int AS decisions,
-                   (SELECT count(*) FROM work_orders WHERE action_id IN (SELECT id FROM doomed UNION ALL SELECT id FROM steps))::int AS work_orders`,
+                   (SELECT count(*) FROM decisions WHERE action_id IN (SELECT id FROM doomed))::int AS decisions`,
     deleteBatch: async (m, cutoff, batchSize): Promise<PruneCounts> => {
       const ids = ((await m.query(`${PRUNABLE_ACTIONS} ORDER BY a.created_at LIMIT $2 FOR UPDATE OF a SKIP LOCKED`, [cutoff, batchSize])) as Array<{ id: string }>).map((r) => r.id);
       if (!ids.length) return { actions: 0 };
-      const stepIds = ((await m.query(`SELECT id FROM action_steps WHERE action_id = ANY($1::uuid[])`, [ids])) as Array<{ id: string }>).map((r) => r.id);
       const del = async (sql: string, param: string[]) => changedCount(await m.query(sql, [param]));
       return {
-        work_orders: await del(`DELETE FROM work_orders WHERE action_id = ANY($1::uuid[])`, [...ids, ...stepIds]),
         action_steps: await del(`DELETE FROM action_steps WHERE action_id = ANY($1::uuid[])`, ids),
         decisions: await del(`DELETE FROM decisions WHERE action_id = ANY($1::uuid[])`, ids),
         actions: await del(`DELETE FROM actions WHERE id = ANY($1::uuid[])`, ids),
