@@ -38,6 +38,7 @@ import { BuildInfoController } from './build-info/build-info.controller';
 import { ServicesController } from './services/services.controller';
 import { DecisionsController } from './decisions/decisions.controller';
 import { FindingsController } from './findings/findings.controller';
+import { HealthController } from './health/health.controller';
 import { FindingsService } from './findings/findings.service';
 import { DecisionsService } from './decisions/decisions.service';
 import { TrustBroker } from './trusts/trust-broker';
@@ -88,6 +89,7 @@ export const GATEWAY_CONTROLLERS = [
   WebhooksController,
   BuildInfoController,
   ServicesController,
+  HealthController,
 ];
 
 export function gatewayLogger(deps: GatewayDeps): Logger {

@@ -1,10 +1,27 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { isDomainError, type Logger } from '@trellis/common';
+import { isDatabaseUnavailable } from '../infra/persistence.adapter';
 import { HTTP_TYPE, STATUS_OF, senlinErrorBody, type SenlinErrorBody } from './error-body';
 import type { HttpRequest, HttpResponse } from './http.types';
 
 const ROUTE_NOT_FOUND = 'The resource could not be found.';
+
+/**
+ * The `Retry-After` of every 503, in seconds: what is missing (the database, Keystone) is a
+ * dependency that usually comes back within seconds, and clients that honour it back off.
+ */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again later.';
+
+/** An error as a transport answers it: Senlin's body, its status, and when to try again (503). */
+export interface DescribedError {
+  status: number;
+  body: SenlinErrorBody;
+  /** seconds, set on 503: the `Retry-After` header */
+  retryAfter?: number;
+}
 
 /**
  * The one place where errors become HTTP: domain error codes map to a status and Senlin's error
@@ -21,8 +38,9 @@ export class SenlinExceptionFilter implements ExceptionFilter {
 }
 
 export function writeError(exception: unknown, req: HttpRequest, res: HttpResponse, logger: Logger): void {
-  const { status, body } = describeError(exception, logger, { request_id: req.trellis?.requestId, method: req.method, path: redactWebhook(req.path) });
+  const { status, body, retryAfter } = describeError(exception, logger, { request_id: req.trellis?.requestId, method: req.method, path: redactWebhook(req.path) });
   if (res.headersSent) return;
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   res.status(status).json(body);
 }
 
@@ -34,7 +52,17 @@ export function describeError(
   exception: unknown,
   logger: Logger,
   context: { request_id?: string } & Record<string, unknown>,
-): { status: number; body: SenlinErrorBody } {
+): DescribedError {
+  const described = describe(exception, logger, context);
+  return described.status === 503 ? { ...described, retryAfter: RETRY_AFTER_SECONDS } : described;
+}
+
+function describe(exception: unknown, logger: Logger, context: Record<string, unknown>): DescribedError {
+  if (isDatabaseUnavailable(exception)) {
+    // logged without an error id: the cause is known, and the same outage would flood the log with stacks
+    logger.warn('database unavailable', { ...context, error: exception instanceof Error ? exception.message : String(exception) });
+    return { status: 503, body: senlinErrorBody(503, DATABASE_UNAVAILABLE, 'ServiceUnavailable') };
+  }
   if (isDomainError(exception)) {
     const status = STATUS_OF[exception.code];
     if (status >= 500) {

@@ -144,7 +144,8 @@ export class RpcServer implements OnModuleInit {
       if (e instanceof RpcRequestError) {
         return { status: e.status, error: senlinErrorBody(e.status, e.message, e.type).error, headers };
       }
-      const { status, body } = describeError(e, this.logger, { request_id: requestId, pattern: pattern ?? null });
+      const { status, body, retryAfter } = describeError(e, this.logger, { request_id: requestId, pattern: pattern ?? null });
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       return { status, error: body.error, headers };
     }
   }
