@@ -22,10 +22,12 @@ import {
 } from '../shared/body';
 import { lookup, mustFind } from '../shared/lookup';
 
-const SUPPORTED = [
+/** The keys `POST /v1/clusters/{id}/actions` takes; RPC serves each as `cluster.<key>`. */
+export const CLUSTER_ACTION_KEYS = [
   'scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check', 'repair',
   'recover', 'replace_nodes', 'complete_lifecycle',
-];
+] as const;
+const SUPPORTED: readonly string[] = CLUSTER_ACTION_KEYS;
 /** Senlin's recovery operations (consts.RECOVERY_ACTIONS), named in any case. */
 const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
 

@@ -17,6 +17,9 @@ import type { EntityManager } from 'typeorm';
 const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
 const REBOOT_TYPES = ['SOFT', 'HARD'];
 
+/** The keys `POST /v1/nodes/{id}/actions` takes; RPC serves each as `node.<key>`. */
+export const NODE_ACTION_KEYS = ['check', 'recover'] as const;
+
 /**
  * POST /v1/nodes/{id}/actions (check, recover) and POST /v1/nodes/{id}/ops (>= 1.4): Senlin's
  * request checks in its order (the body before the node), then one READY action. The nova-worker
@@ -36,7 +39,7 @@ export class NodeActionsService {
     if (keys.length === 0) throw badRequest('No action specified.');
     if (keys.length > 1) throw badRequest('Multiple actions specified.');
     const key = keys[0];
-    if (key !== 'check' && key !== 'recover') throw badRequest(`Unrecognized action '${key}' specified`);
+    if (!(NODE_ACTION_KEYS as readonly string[]).includes(key)) throw badRequest(`Unrecognized action '${key}' specified`);
     const params = map[key] ?? {};
     if (!isMap(params)) throw badRequest('The params provided is not a map.');
     return this.uow.run(async (tx) => {

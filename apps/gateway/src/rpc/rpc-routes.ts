@@ -1,7 +1,7 @@
 import { badRequest } from '@trellis/common';
 import { boolParam } from '../shared/body';
 import { ActionsService } from '../actions/actions.service';
-import { ClusterActionsService } from '../clusters/cluster-actions.service';
+import { CLUSTER_ACTION_KEYS, ClusterActionsService } from '../clusters/cluster-actions.service';
 import { ClusterPoliciesController } from '../clusters/cluster-policies.controller';
 import { clusterActionOperations } from '../clusters/cluster-action-operations';
 import { ClustersService } from '../clusters/clusters.service';
@@ -11,6 +11,8 @@ import { ServicesController } from '../services/services.controller';
 import type { ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
+import { FindingsService } from '../findings/findings.service';
+import { NODE_ACTION_KEYS, NodeActionsService } from '../nodes/node-actions.service';
 import { NodesService } from '../nodes/nodes.service';
 import { PoliciesService } from '../policies/policies.service';
 import { PolicyTypesController } from '../policies/policy-types.controller';
@@ -65,24 +67,15 @@ export interface RpcTargets {
   services: ServicesController;
   clusterPolicies: ClusterPoliciesController;
   nodes: NodesService;
+  nodeActions: NodeActionsService;
+  findings: FindingsService;
   actions: ActionsService;
   decisions: DecisionsService;
   events: EventsController;
   receivers: ReceiversService;
 }
 
-/** The REST `POST /v1/clusters/{id}/actions` keys, each its own pattern `cluster.<key>`. */
-export const CLUSTER_ACTION_KEYS = [
-  'scale_out',
-  'scale_in',
-  'resize',
-  'policy_attach',
-  'policy_detach',
-  'policy_update',
-  'add_nodes',
-  'del_nodes',
-  'check',
-] as const;
+export { CLUSTER_ACTION_KEYS, NODE_ACTION_KEYS };
 
 const ok = (body: unknown): RpcResult => ({ status: 200, body });
 const created = (body: unknown): RpcResult => ({ status: 201, body });
@@ -100,8 +93,9 @@ const route = ({ operation, ...spec }: RouteSpec): RpcRoute => ({
 });
 
 /**
- * The cluster action's parameters: the pattern names the action, so the body is what REST nests
- * under its key (`{"count": 2}`); the whole REST body (`{"scale_out": {"count": 2}}`) is accepted too.
+ * A cluster or node action's parameters: the pattern names the action, so the body is what REST
+ * nests under its key (`{"count": 2}`); the whole REST body (`{"scale_out": {"count": 2}}`) is
+ * accepted too.
  */
 export function clusterActionBody(key: string, body: unknown): Record<string, unknown> {
   const isMap = typeof body === 'object' && body !== null && !Array.isArray(body);
@@ -247,6 +241,14 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       run: async ({ req, path, query }) => accepted(null, await t.clusters.remove(req, path.cluster_id, query)),
     }),
 
+    'cluster_finding.list': route({
+      operation: 'clusters:findings',
+      rest: 'GET /v1/clusters/{cluster_id}/findings',
+      path: ['cluster_id'],
+      query: true,
+      run: async ({ req, path, query }) => ok(await t.findings.list(req, path.cluster_id, query)),
+    }),
+
     'cluster_policy.list': route({
       operation: 'cluster_policies:index',
       rest: 'GET /v1/clusters/{cluster_id}/policies',
@@ -294,6 +296,17 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       path: ['node_id'],
       query: true,
       run: async ({ req, path, query }) => accepted(null, await t.nodes.remove(req, path.node_id, query)),
+    }),
+
+    'node.operation': route({
+      operation: 'nodes:operation',
+      rest: 'POST /v1/nodes/{node_id}/ops',
+      path: ['node_id'],
+      body: true,
+      run: async ({ req, path, body }) => {
+        const actionId = await t.nodeActions.operate(req, path.node_id, body);
+        return accepted({ action: actionId }, actionId);
+      },
     }),
 
     'action.list': route({ operation: 'actions:index', rest: 'GET /v1/actions', query: true, run: async ({ req, query }) => ok(await t.actions.list(req, query)) }),
@@ -349,6 +362,18 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       run: async ({ req, path, query, body }) => {
         if (dryRunOf(query)) return ok(await t.clusterActions.dryRun(req, path.cluster_id, clusterActionBody(key, body)));
         const actionId = await t.clusterActions.perform(req, path.cluster_id, clusterActionBody(key, body));
+        return accepted({ action: actionId }, actionId);
+      },
+    });
+  }
+  for (const key of NODE_ACTION_KEYS) {
+    routes[`node.${key}`] = route({
+      rest: `POST /v1/nodes/{node_id}/actions {"${key}": ...}`,
+      operation: 'nodes:action',
+      path: ['node_id'],
+      body: true,
+      run: async ({ req, path, body }) => {
+        const actionId = await t.nodeActions.act(req, path.node_id, clusterActionBody(key, body));
         return accepted({ action: actionId }, actionId);
       },
     });

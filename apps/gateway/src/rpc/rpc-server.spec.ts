@@ -153,10 +153,12 @@ describe('gateway RPC over the message bus', () => {
         ...['create', 'list', 'show', 'update', 'delete', 'validate'].flatMap((v) => [`policy.${v}`, `profile.${v}`]),
         'profile_type.list', 'profile_type.show', 'profile_type.ops',
         ...['create', 'list', 'show', 'update', 'delete'].flatMap((v) => [`cluster.${v}`, `node.${v}`]),
-        ...['scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check'].map(
-          (v) => `cluster.${v}`,
-        ),
-        'cluster_policy.list', 'cluster_policy.show',
+        ...[
+          'scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check',
+          'repair', 'recover', 'replace_nodes', 'complete_lifecycle',
+        ].map((v) => `cluster.${v}`),
+        'cluster_policy.list', 'cluster_policy.show', 'cluster_finding.list',
+        'node.check', 'node.recover', 'node.operation',
         'action.list', 'action.show', 'action.replay', 'action.cancel', 'action.decision', 'evaluation.create',
         'event.list', 'event.show',
         ...['create', 'list', 'show', 'update', 'delete', 'notify'].map((v) => `receiver.${v}`),

@@ -24,6 +24,8 @@ import { GATEWAY_LOGGER, POLICY_ENFORCER } from '../core/tokens';
 import type { PolicyEnforcer } from '@trellis/authz';
 import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
+import { FindingsService } from '../findings/findings.service';
+import { NodeActionsService } from '../nodes/node-actions.service';
 import { NodesService } from '../nodes/nodes.service';
 import { PoliciesService } from '../policies/policies.service';
 import { PolicyTypesController } from '../policies/policy-types.controller';
@@ -93,6 +95,8 @@ export class RpcServer implements OnModuleInit {
       services: get(ServicesController),
       clusterPolicies: get(ClusterPoliciesController),
       nodes: get(NodesService),
+      nodeActions: get(NodeActionsService),
+      findings: get(FindingsService),
       actions: get(ActionsService),
       decisions: get(DecisionsService),
       events: get(EventsController),
