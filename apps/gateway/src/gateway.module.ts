@@ -1,5 +1,5 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, type Provider } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TOKEN_VALIDATOR, createLogger, type CloudCatalog, type Logger, type TokenValidator, type TrellisConfig, type TrustIssuer } from '@trellis/common';
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
@@ -39,6 +39,9 @@ import { ServicesController } from './services/services.controller';
 import { DecisionsController } from './decisions/decisions.controller';
 import { FindingsController } from './findings/findings.controller';
 import { HealthController } from './health/health.controller';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyKeyPruner } from './idempotency/idempotency-key-pruner';
+import { IdempotentWrites } from './idempotency/idempotent-writes';
 import { FindingsService } from './findings/findings.service';
 import { DecisionsService } from './decisions/decisions.service';
 import { TrustBroker } from './trusts/trust-broker';
@@ -119,7 +122,10 @@ export class GatewayModule implements NestModule {
       { provide: APP_GUARD, useClass: RequestInputGuard },
       { provide: APP_GUARD, useClass: PolicyGuard },
       { provide: APP_FILTER, useFactory: () => new SenlinExceptionFilter(logger) },
+      { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       UnitOfWork,
+      IdempotentWrites,
+      IdempotencyKeyPruner,
       ActionSubmitter,
       HostVisibility,
       DecisionsService,

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'UNAUTHORIZED'
   | 'NOT_ACCEPTABLE'
+  /** well-formed, but cannot be done as asked (an Idempotency-Key reused for another request) */
+  | 'UNPROCESSABLE'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
@@ -46,6 +48,8 @@ function defaultType(code: ErrorCode): string {
       return 'InvalidGlobalAPIVersion';
     case 'UNAVAILABLE':
       return 'ServiceUnavailable';
+    case 'UNPROCESSABLE':
+      return 'UnprocessableEntity';
     default:
       return 'InternalError';
   }

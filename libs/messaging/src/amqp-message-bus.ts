@@ -240,7 +240,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     checkRpcOptions(options);
     const content = encodeBody(body, 'body');
     const client = await this.openRpcClient();
-    const messageId = randomUUID();
+    const messageId = options.messageId ?? randomUUID();
     const correlationId = options.correlationId ?? messageId;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -68,6 +68,11 @@ export interface RpcRequestOptions {
   timeoutMs: number;
   headers?: Record<string, string | number | boolean>;
   correlationId?: string;
+  /**
+   * the request's message id (a fresh UUID when absent); resending a request with the id it was
+   * first sent with lets the gateway answer it once (docs/RPC.md)
+   */
+  messageId?: string;
 }
 
 /** A handler that answers one RPC request; its return value is the JSON reply. */

@@ -190,7 +190,7 @@ export class InMemoryMessageBus implements MessageBus {
     checkRpcOptions(options);
     const content = encodeBody(body, 'body');
     const targets = this.route(options.exchange, options.routingKey);
-    const messageId = randomUUID();
+    const messageId = options.messageId ?? randomUUID();
     if (targets.length === 0) throw new UnroutableMessageError(options.exchange, options.routingKey, messageId);
     const replyTo = `amq.rabbitmq.reply-to.${messageId}`;
     return new Promise((resolve, reject) => {

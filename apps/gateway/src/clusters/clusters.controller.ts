@@ -3,7 +3,8 @@ import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
 import { ClusterActionRequest, ClusterCreateRequest, ClusterUpdateRequest } from '../openapi/request-bodies.dto';
 import { ActionAccepted, ClusterAttributes, ClusterEnvelope, ClusterList, DryRunResult } from '../openapi/response-bodies.dto';
-import { setActionLocation } from '../core/accepted';
+import { acceptedNull, setActionLocation } from '../core/accepted';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ClusterActionsService } from './cluster-actions.service';
@@ -33,6 +34,7 @@ export class ClustersController {
 
   @Post()
   @Operation('clusters:create')
+  @Idempotent()
   @HttpCode(202)
   @ApiBody({ type: ClusterCreateRequest })
   @AcceptedAction(ClusterEnvelope, 'The cluster, in status INIT; CLUSTER_CREATE runs behind the Location.')
@@ -52,6 +54,7 @@ export class ClustersController {
 
   @Patch(':cluster_id')
   @Operation('clusters:update')
+  @Idempotent()
   @HttpCode(202)
   @ApiBody({ type: ClusterUpdateRequest })
   @AcceptedAction(ClusterEnvelope, 'The cluster; CLUSTER_UPDATE runs behind the Location.')
@@ -79,21 +82,22 @@ export class ClustersController {
   /** Senlin answers a delete with the JSON document `null`. */
   @Delete(':cluster_id')
   @Operation('clusters:delete')
+  @Idempotent()
   @AcceptedDelete()
   @Conflict('The cluster is busy (CREATING, UPDATING, DELETING, RECOVERING) and force was not given.')
   async remove(
     @Ctx() req: ApiRequest,
     @Param('cluster_id') id: string,
     @Query() query: Record<string, unknown>,
-    @Res() res: HttpResponse,
-  ): Promise<void> {
+    @Res({ passthrough: true }) res: HttpResponse,
+  ): Promise<string> {
     const actionId = await this.clusters.remove(req, id, query);
-    setActionLocation(res, req, actionId);
-    res.status(202).type('application/json').send('null');
+    return acceptedNull(res, req, actionId);
   }
 
   @Post(':cluster_id/actions')
   @Operation(clusterActionOperationsOf)
+  @Idempotent()
   @HttpCode(202)
   @ApiBody({ type: ClusterActionRequest, description: 'Exactly one action key; its value may be null for an empty map.' })
   @ApiQuery({ name: 'dry_run', required: false, type: Boolean, description: 'Decide without acting: 200 with the decision, nothing stored.' })

@@ -25,6 +25,7 @@ const TITLES: Record<number, [string, string]> = {
   409: ['Conflict', 'There was a conflict when trying to complete your request.'],
   413: ['Request Entity Too Large', 'The body of your request was too large for this server.'],
   415: ['Unsupported Media Type', 'The request media type is not supported by this server.'],
+  422: ['Unprocessable Entity', 'Unable to process the contained instructions'],
   500: ['Internal Server Error', 'The server has either erred or is incapable of performing the requested operation.'],
   503: ['Service Unavailable', 'The server is currently unavailable. Please try again at a later time.'],
 };
@@ -37,6 +38,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   UNAUTHORIZED: 401,
   NOT_ACCEPTABLE: 406,
+  UNPROCESSABLE: 422,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };

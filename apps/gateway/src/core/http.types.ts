@@ -22,6 +22,8 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   headersSent: boolean;
+  /** the status set so far (a route's @HttpCode is set before its handler runs) */
+  statusCode: number;
   status(code: number): HttpResponse;
   setHeader(name: string, value: string): void;
   getHeader(name: string): unknown;

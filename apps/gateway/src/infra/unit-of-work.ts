@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '@trellis/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DATA_SOURCE, GATEWAY_LOGGER } from '../core/tokens';
@@ -13,6 +14,9 @@ export interface Tx {
   addToOutbox(message: OutgoingMessage): Promise<void>;
 }
 
+/** The transaction of the `runAsOne` the current call runs in, if any. */
+const joined = new AsyncLocalStorage<Tx>();
+
 @Injectable()
 export class UnitOfWork {
   constructor(
@@ -20,11 +24,14 @@ export class UnitOfWork {
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Outside a transaction, or inside `runAsOne`'s (with PGlite another connection would wait for it). */
   get manager(): EntityManager {
-    return this.dataSource.manager;
+    return joined.getStore()?.manager ?? this.dataSource.manager;
   }
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const open = joined.getStore();
+    if (open) return work(open);
     return inTransaction(
       this.dataSource,
       (manager) =>
@@ -36,5 +43,14 @@ export class UnitOfWork {
         }),
       { logger: this.logger },
     );
+  }
+
+  /**
+   * Runs `work` in one transaction that every `run` and `manager` inside it joins, so what `work`
+   * writes after the service it calls (an idempotency key's answer) commits with that service's
+   * action or not at all. A serialization failure runs the whole of `work` again.
+   */
+  runAsOne<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.run((tx) => joined.run(tx, () => work(tx)));
   }
 }

@@ -3,7 +3,8 @@ import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
 import { NodeActionRequest, NodeCreateRequest, NodeOperationRequest, NodeUpdateRequest } from '../openapi/request-bodies.dto';
 import { ActionAccepted, NodeEnvelope, NodeList } from '../openapi/response-bodies.dto';
-import { setActionLocation } from '../core/accepted';
+import { acceptedNull, setActionLocation } from '../core/accepted';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { NodesService } from './nodes.service';
@@ -30,6 +31,7 @@ export class NodesController {
 
   @Post()
   @Operation('nodes:create')
+  @Idempotent()
   @HttpCode(202)
   @ApiBody({ type: NodeCreateRequest })
   @AcceptedAction(NodeEnvelope, 'The node; NODE_CREATE runs behind the Location.')
@@ -50,6 +52,7 @@ export class NodesController {
 
   @Patch(':node_id')
   @Operation('nodes:update')
+  @Idempotent()
   @HttpCode(202)
   @ApiBody({ type: NodeUpdateRequest })
   @AcceptedAction(NodeEnvelope, 'The node; NODE_UPDATE runs behind the Location.')
@@ -67,21 +70,22 @@ export class NodesController {
 
   @Delete(':node_id')
   @Operation('nodes:delete')
+  @Idempotent()
   @AcceptedDelete()
   @Conflict('The node is busy and force was not given.')
   async remove(
     @Ctx() req: ApiRequest,
     @Param('node_id') id: string,
     @Query() query: Record<string, unknown>,
-    @Res() res: HttpResponse,
-  ): Promise<void> {
+    @Res({ passthrough: true }) res: HttpResponse,
+  ): Promise<string> {
     const actionId = await this.nodes.remove(req, id, query);
-    setActionLocation(res, req, actionId);
-    res.status(202).type('application/json').send('null');
+    return acceptedNull(res, req, actionId);
   }
 
   @Post(':node_id/actions')
   @Operation('nodes:action')
+  @Idempotent()
   @HttpCode(202)
   @ApiBody({ type: NodeActionRequest, description: 'Exactly one of `check` or `recover`, its value a map.' })
   @AcceptedAction(ActionAccepted, 'NODE_CHECK or NODE_RECOVER runs behind the Location.')
@@ -95,6 +99,7 @@ export class NodesController {
 
   @Post(':node_id/ops')
   @Operation('nodes:operation')
+  @Idempotent()
   @HttpCode(202)
   @ApiBody({ type: NodeOperationRequest, description: '>= 1.4. Exactly one operation of the profile type (also pause, unpause, suspend, resume, lock, unlock, rescue, unrescue, evacuate).' })
   @AcceptedAction(ActionAccepted, 'NODE_OPERATION runs behind the Location.')

@@ -35,6 +35,8 @@ export interface RpcReplyHeaders {
   'openstack-api-version'?: string;
   /** the action to poll, on 202 replies */
   location?: string;
+  /** `true` on the stored reply to a request whose message id was answered before (a redelivery) */
+  'idempotent-replayed'?: string;
   /** seconds to wait before trying again, on 503 replies (the database or Keystone unreachable) */
   'retry-after'?: string;
 }

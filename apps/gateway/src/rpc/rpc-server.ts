@@ -27,6 +27,7 @@ import { EventsController } from '../events/events.controller';
 import { FindingsService } from '../findings/findings.service';
 import { NodeActionsService } from '../nodes/node-actions.service';
 import { NodesService } from '../nodes/nodes.service';
+import { IdempotentWrites, isIdempotencyKey, type WriteAnswer } from '../idempotency/idempotent-writes';
 import { PoliciesService } from '../policies/policies.service';
 import { PolicyTypesController } from '../policies/policy-types.controller';
 import { ProfileTypesController } from '../profiles/profile-types.controller';
@@ -77,6 +78,7 @@ export class RpcServer implements OnModuleInit {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
     @Inject(POLICY_ENFORCER) private readonly enforcer: PolicyEnforcer,
+    private readonly writes: IdempotentWrites,
   ) {}
 
   onModuleInit(): void {
@@ -135,13 +137,27 @@ export class RpcServer implements OnModuleInit {
       const allows = authorizer(this.enforcer, caller);
       authorize(allows, route.operations({ path, query, body: request.body }));
       const req: ApiRequest = { requestId, baseUrl: this.baseUrl ?? this.config.publicUrl ?? '', version, caller, allows };
-      const result = await route.run({ req, path, query, body: request.body });
-      if (result.actionId !== undefined) headers.location = `${req.baseUrl}/v1/actions/${result.actionId}`;
-      this.logger.debug('rpc request served', { pattern, request_id: requestId, status: result.status });
+      const write = async (): Promise<WriteAnswer> => {
+        const result = await route.run({ req, path, query, body: request.body });
+        const actionId = result.actionId ?? null;
+        return { status: result.status, body: toWireJson(result.body), location: actionId && `${req.baseUrl}/v1/actions/${actionId}`, actionId };
+      };
+      // A write is answered once per message id: a redelivery (the gateway died before its ack)
+      // or a client's resend with the same id gets the first reply and starts nothing.
+      const { answer, replayed } =
+        !route.rest.startsWith('GET ') && isIdempotencyKey(message.messageId)
+          ? await this.writes.answer(
+              { transport: 'rpc', key: message.messageId, caller, request: { pattern, microversion: request.microversion ?? null, params: request.params ?? {}, body: request.body ?? null } },
+              write,
+            )
+          : { answer: await write(), replayed: false };
+      if (answer.location) headers.location = answer.location;
+      if (replayed) headers['idempotent-replayed'] = 'true';
+      this.logger.debug('rpc request served', { pattern, request_id: requestId, status: answer.status, replayed });
       return {
-        status: result.status,
-        body: toWireJson(result.body),
-        ...(result.actionId !== undefined ? { action_id: result.actionId } : {}),
+        status: answer.status,
+        body: answer.body,
+        ...(answer.actionId ? { action_id: answer.actionId } : {}),
         headers,
       };
     } catch (e) {

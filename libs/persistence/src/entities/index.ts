@@ -6,6 +6,7 @@ import { ClusterPolicyEntity } from './cluster-policy.entity';
 import { ClusterEntity } from './cluster.entity';
 import { DecisionEntity } from './decision.entity';
 import { EventEntity } from './event.entity';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { NodeEntity } from './node.entity';
 import { OutboxEntity } from './outbox.entity';
 import { PolicyEntity } from './policy.entity';
@@ -25,6 +26,7 @@ export {
   ClusterPolicyEntity,
   DecisionEntity,
   EventEntity,
+  IdempotencyKeyEntity,
   NodeEntity,
   OutboxEntity,
   PolicyEntity,
@@ -56,4 +58,5 @@ export const ALL_ENTITIES = [
   TrustEntity,
   ReceiverEntity,
   ServiceEntity,
+  IdempotencyKeyEntity,
 ];
