@@ -1,4 +1,8 @@
+import * as amqp from 'amqplib';
 import { loadConfig, silentLogger } from '@trellis/common';
+import { Exchanges, Queues, RoutingKeys } from '@trellis/contracts';
+import { AmqpMessageBus } from '@trellis/messaging/amqp-message-bus';
+import type { IncomingMessage } from '@trellis/messaging/bus.port';
 import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import { ActionEntity, IdempotencyKeyEntity, type Database } from '@trellis/persistence';
 import { PolicyRegistry } from '@trellis/policies';
@@ -6,6 +10,7 @@ import { openPostgresTestDatabase } from '@trellis/testing/database';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { startGateway, type RunningGateway } from '../../apps/gateway/src/bootstrap';
+import { RpcServer } from '../../apps/gateway/src/rpc/rpc-server';
 import {
   FakeCloudCatalog,
   FakeTokenValidator,
@@ -13,6 +18,7 @@ import {
   RecordingTrustIssuer,
   TOKENS,
 } from '../../apps/gateway/src/testing/gateway-harness';
+import { freshVhost, waitFor } from '../support/processes';
 
 /**
  * Retries that arrive together (a client that timed out and retried while the first request was
@@ -68,3 +74,97 @@ describe('Idempotency-Key under concurrent retries (PostgreSQL)', () => {
     expect(await db.dataSource.getRepository(IdempotencyKeyEntity).findOneByOrFail({ key })).toMatchObject({ action_id: answers[0].body.action });
   });
 });
+
+/**
+ * A real redelivery on RabbitMQ: a gateway takes an RPC request, commits its action and dies before
+ * its ack (here: its channel closes), so the broker hands the request, `redelivered`, to the next
+ * gateway. That one answers with the first reply and stores no second action.
+ */
+describe('a redelivered RPC request (RabbitMQ + PostgreSQL)', () => {
+  let db: Database & { url: string; name: string };
+  let vhost: { url: string; drop: () => void };
+  let bus: AmqpMessageBus;
+  let gateway: RunningGateway;
+  let client: amqp.ChannelModel;
+
+  beforeAll(async () => {
+    db = await openPostgresTestDatabase({ poolSize: 4 });
+    vhost = freshVhost();
+    bus = new AmqpMessageBus({ url: vhost.url, deliveryLimit: 5, logger: silentLogger });
+    await bus.start();
+    gateway = await startGateway({
+      config: loadConfig({ TRELLIS_PORT: '0' }),
+      dataSource: db.dataSource,
+      bus,
+      tokenValidator: new FakeTokenValidator(),
+      trusts: new RecordingTrustIssuer(),
+      cloudCatalog: new FakeCloudCatalog(),
+      registry: PolicyRegistry.withBuiltins(),
+      logger: silentLogger,
+      rpc: false,
+    });
+    client = await amqp.connect(vhost.url);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await gateway?.close();
+    await bus?.close();
+    await db?.close();
+    vhost?.drop();
+  });
+
+  it('answers the redelivery with the first reply and starts nothing new', async () => {
+    const rpc = gateway.app.get(RpcServer);
+    const profile = (await rpc.handle(incoming('profile.create', { body: { profile: { name: 'p', spec: NOVA_PROFILE_SPEC } } }))) as any;
+    const cluster = (await rpc.handle(incoming('cluster.create', { body: { cluster: { name: 'c', profile_id: profile.body.profile.id, max_size: 5 } } }))) as any;
+    await db.dataSource.getRepository(ActionEntity).update({ id: cluster.action_id }, { status: 'SUCCEEDED' });
+
+    // the caller: a request with a message id, replies on direct reply-to
+    const caller = await client.createConfirmChannel();
+    const replies: any[] = [];
+    await caller.consume('amq.rabbitmq.reply-to', (m) => m && replies.push(JSON.parse(m.content.toString())), { noAck: true });
+    const messageId = randomUUID();
+    const request = { token: TOKENS.alice, microversion: '1.14', params: { cluster_id: cluster.body.cluster.id }, body: { count: 1 } };
+    caller.publish(Exchanges.rpc, RoutingKeys.rpcRequest, Buffer.from(JSON.stringify(request)), {
+      messageId, correlationId: messageId, type: 'cluster.scale_out', replyTo: 'amq.rabbitmq.reply-to', contentType: 'application/json',
+    });
+    await caller.waitForConfirms();
+
+    // the first gateway: takes the request, commits the action, dies before it replies and acks
+    const doomed = await client.createChannel();
+    await doomed.prefetch(1);
+    const taken = await new Promise<amqp.ConsumeMessage>((resolve) => void doomed.consume(Queues.gatewayRpc, (m) => m && resolve(m), { noAck: false }));
+    const first = (await rpc.handle(toIncoming(taken))) as any;
+    expect(first).toMatchObject({ status: 202, action_id: expect.any(String) });
+    await doomed.close();
+
+    // the next gateway gets it again, marked redelivered, and replies
+    let redelivered: boolean | undefined;
+    const served = await bus.serve(Queues.gatewayRpc, (m) => ((redelivered = m.redelivered), rpc.handle(m)), { prefetch: 1 });
+    const reply = await waitFor('the reply', async () => replies[0]);
+    await served.cancel();
+    expect(redelivered).toBe(true);
+    expect([reply.status, reply.action_id, reply.body, reply.headers['idempotent-replayed']]).toEqual([202, first.action_id, first.body, 'true']);
+    expect(await db.dataSource.getRepository(ActionEntity).countBy({ target: cluster.body.cluster.id, action: 'CLUSTER_SCALE_OUT' })).toBe(1);
+  });
+});
+
+function incoming(pattern: string, request: object): IncomingMessage {
+  const body = { token: TOKENS.alice, microversion: '1.14', ...request };
+  return { queue: Queues.gatewayRpc, body, raw: Buffer.from(JSON.stringify(body)), messageId: randomUUID(), type: pattern, headers: {}, redelivered: false, deliveryCount: 0 };
+}
+
+function toIncoming(m: amqp.ConsumeMessage): IncomingMessage {
+  return {
+    queue: Queues.gatewayRpc,
+    body: JSON.parse(m.content.toString()),
+    raw: m.content,
+    messageId: m.properties.messageId,
+    correlationId: m.properties.correlationId,
+    type: m.properties.type,
+    headers: m.properties.headers ?? {},
+    redelivered: m.fields.redelivered,
+    deliveryCount: 0,
+  };
+}
