@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * `idempotency_keys`: the gateway's answers to writes, by the caller's Idempotency-Key (REST) or
  * message id (RPC), so a retried write returns the first answer instead of starting a second
- * action (docs/RELIABILITY.md §4). Names are the ones TypeORM derives from IdempotencyKeyEntity,
+ * action (docs/RELIABILITY.md §5). Names are the ones TypeORM derives from IdempotencyKeyEntity,
  * so its schema diff stays empty; `expires_at` is indexed for the pruning.
  */
 export class IdempotencyKeys1795910000000 implements MigrationInterface {
