@@ -33,7 +33,7 @@ import { PolicyTypesController } from '../policies/policy-types.controller';
 import { ProfileTypesController } from '../profiles/profile-types.controller';
 import { ProfilesService } from '../profiles/profiles.service';
 import { RPC_REQUEST_KEYS, RpcRequestMessage, type RpcReply, type RpcReplyHeaders } from './rpc-message';
-import { rpcRoutes, type RpcRoute } from './rpc-routes';
+import { rpcRoutes, type RpcCall, type RpcRoute } from './rpc-routes';
 import { ReceiversService } from '../receivers/receivers.service';
 
 /** What a correlation id must look like to follow the action through every service's messages. */
@@ -137,20 +137,7 @@ export class RpcServer implements OnModuleInit {
       const allows = authorizer(this.enforcer, caller);
       authorize(allows, route.operations({ path, query, body: request.body }));
       const req: ApiRequest = { requestId, baseUrl: this.baseUrl ?? this.config.publicUrl ?? '', version, caller, allows };
-      const write = async (): Promise<WriteAnswer> => {
-        const result = await route.run({ req, path, query, body: request.body });
-        const actionId = result.actionId ?? null;
-        return { status: result.status, body: toWireJson(result.body), location: actionId && `${req.baseUrl}/v1/actions/${actionId}`, actionId };
-      };
-      // A write is answered once per message id: a redelivery (the gateway died before its ack)
-      // or a client's resend with the same id gets the first reply and starts nothing.
-      const { answer, replayed } =
-        !route.rest.startsWith('GET ') && isIdempotencyKey(message.messageId)
-          ? await this.writes.answer(
-              { transport: 'rpc', key: message.messageId, caller, request: { pattern, microversion: request.microversion ?? null, params: request.params ?? {}, body: request.body ?? null } },
-              write,
-            )
-          : { answer: await write(), replayed: false };
+      const { answer, replayed } = await this.runOnce(name, route, message, request, { req, path, query, body: request.body });
       if (answer.location) headers.location = answer.location;
       if (replayed) headers['idempotent-replayed'] = 'true';
       this.logger.debug('rpc request served', { pattern, request_id: requestId, status: answer.status, replayed });
@@ -168,6 +155,22 @@ export class RpcServer implements OnModuleInit {
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       return { status, error: body.error, headers };
     }
+  }
+
+  /**
+   * Runs the call. A write with a message id is answered once per id: a redelivery (a gateway died
+   * between its commit and its ack) or a client's resend with the same id gets the first reply and
+   * starts nothing (docs/RPC.md).
+   */
+  private runOnce(pattern: string, route: RpcRoute, message: IncomingMessage, request: RpcRequestMessage, call: RpcCall) {
+    const write = async (): Promise<WriteAnswer> => {
+      const result = await route.run(call);
+      const actionId = result.actionId ?? null;
+      return { status: result.status, body: toWireJson(result.body), location: actionId && `${call.req.baseUrl}/v1/actions/${actionId}`, actionId };
+    };
+    if (route.rest.startsWith('GET ') || !isIdempotencyKey(message.messageId)) return write().then((answer) => ({ answer, replayed: false }));
+    const asked = { pattern, microversion: request.microversion ?? null, params: request.params ?? {}, body: request.body ?? null };
+    return this.writes.answer({ transport: 'rpc', key: message.messageId, caller: call.req.caller, request: asked }, write);
   }
 
   private routeOf(pattern: string | undefined): { name: string; route: RpcRoute } {
