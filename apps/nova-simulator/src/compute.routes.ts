@@ -11,7 +11,7 @@ import { ApiError, isRecord, isUuid, jsonBody, novaMicroTime, pyRepr, queryFlag,
 import type { Caller } from './identity';
 import { Microversion, negotiateMicroversion, versionHeaders } from './microversion';
 import type { GroupPolicy } from './scheduler';
-import { FLAVORS, IMAGES, stableUuid, type CreateServerInput, type SimServer, type SimServerGroup, type SimulatorState, type VmState } from './simulator-state';
+import { FLAVORS, stableUuid, type CreateServerInput, type SimServer, type SimServerGroup, type SimulatorState, type VmState } from './simulator-state';
 
 /** The compute API under `/compute`: version documents, then `/v2.1/...` with token and microversion. */
 
@@ -778,9 +778,8 @@ function serverAction(call: Call, id: string): SimResponse {
       if (typeof record.imageRef !== 'string' || record.imageRef === '') {
         throw schemaError('rebuild', args ?? null, "'imageRef' is a required property");
       }
-      const image = IMAGES.find((i) => i.id === idFromRef(String(record.imageRef)));
-      if (!image) throw new ApiError(400, `Image ${String(record.imageRef)} could not be found.`);
-      s.imageRef = image.id;
+      // as at create, any image id is taken (specs boot from the reference cloud's image id)
+      s.imageRef = idFromRef(record.imageRef);
       if (typeof record.name === 'string' && record.name) s.name = record.name;
       state.startTask(s, 'REBUILD', 'rebuilding', 'active');
       return { status: 202, body: { server: serverView(state, s, call.caller, call.v, call.ctx.urls) } };
