@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FIXTURE_TRUST, FakeNova, insertNode, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { silentLogger } from '@trellis/common';
+import { NovaError } from '@trellis/nova';
+import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
+import { FIXTURE_TRUST, FakeNova, fakeAccess, insertNode, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
 describe('ops orders: node check, recover and operations in Nova', () => {
   let db: Database;
@@ -172,6 +175,31 @@ describe('ops orders: node check, recover and operations in Nova', () => {
       const [result] = await w.results(order.action_id);
       expect(result).toMatchObject({ outcome: 'FAILED', reason: `Failed in updating nodes: the node ${bare.id} has no server` });
       expect(result.nodes.map((n) => [n.node_id, n.status])).toEqual([[bare.id, 'ERROR'], [good.node.id, 'ACTIVE']]);
+    });
+
+    it('a transient Nova error defers the update with the node UPDATING; once the retry budget is spent the node fails with the error', async () => {
+      const { node, serverId } = await taggedNode();
+      const resize = nova.serverAction.bind(nova);
+      nova.serverAction = async (id, action) => {
+        if (action.action === 'resize') throw new NovaError({ service: 'compute', status: 503, method: 'POST', path: `/servers/${id}/action`, serviceMessage: 'Service Unavailable' });
+        return resize(id, action);
+      };
+      const order = opsOrder('CLUSTER_UPDATE', node.id, serverId, 'update', { flavor: 'm1.small' });
+
+      expect((await w.apply.execute(order)).retryInMs).toBeGreaterThan(0);
+      expect(await w.node(node.id)).toMatchObject({ status: 'UPDATING', status_reason: 'Update in progress' });
+      expect(await w.results(order.action_id)).toEqual([]);
+
+      await db.dataSource.query('UPDATE work_orders SET next_attempt_at = now() WHERE action_id = $1', [order.action_id]);
+      const exhausted = new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
+        concurrency: 1,
+        leaseSeconds: 30,
+        retry: { baseMs: 1_000, maxMs: 1_000, giveUpAfterSeconds: 0 },
+      });
+      await exhausted.execute(order, { redelivered: true });
+
+      expect((await w.node(node.id))!).toMatchObject({ status: 'ERROR', status_reason: expect.stringContaining('Service Unavailable') });
+      expect((await w.results(order.action_id))[0]).toMatchObject({ outcome: 'FAILED' });
     });
 
     it('a server Nova no longer has fails the update with Senlin\'s text', async () => {

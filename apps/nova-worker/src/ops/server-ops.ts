@@ -221,7 +221,8 @@ async function update(run: OpRun): Promise<OpOutcome> {
     }
     if (params.image && server.imageId !== params.image) {
       await nova.serverAction(serverId, { action: 'rebuild', imageRef: params.image, name: params.name });
-      await wait(['ACTIVE']);
+      // Nova rebuilds a stopped server into SHUTOFF
+      await wait(['ACTIVE', 'SHUTOFF']);
     } else if (params.name && server.name !== params.name) {
       await nova.updateServer(serverId, { name: params.name });
     }
