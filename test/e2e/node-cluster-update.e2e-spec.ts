@@ -117,6 +117,21 @@ describe('node and cluster update to a new profile (embedded default)', () => {
     expect(nodes.map((n: any) => [server(n.physical_id).flavor.name, sim().status(server(n.physical_id))])).toEqual(Array(2).fill(['m1.small', 'ACTIVE']));
   });
 
+  it('a cluster update that fails on one node: the others take the new profile, the cluster keeps its own (Senlin\'s "Failed in updating nodes.")', async () => {
+    const c = await cluster('partial', 2);
+    const [lost, kept] = c.nodes;
+    sim().deleteServer(server(lost.physical_id));
+    sim().advanceClock(60_000);
+    const done = await finished(await api.call('PATCH', `/v1/clusters/${c.id}`, { cluster: { profile_id: 'bigger', timeout: 1800 } }));
+    const reason = `Failed in updating server '${lost.physical_id}': Instance ${lost.physical_id} could not be found.`;
+    expect(done).toMatchObject({ status: 'FAILED', status_reason: `Failed in updating nodes: ${reason}` });
+    // name, timeout, metadata and config are stored before the nodes are updated, as in Senlin
+    expect((await api.get(`/v1/clusters/${c.id}`)).body.cluster).toMatchObject({ profile_id: await profileId('old'), timeout: 1800, status: 'WARNING' });
+    expect((await api.get(`/v1/nodes/${lost.id}`)).body.node).toMatchObject({ profile_id: await profileId('old'), status: 'ERROR', status_reason: reason });
+    expect((await api.get(`/v1/nodes/${kept.id}`)).body.node).toMatchObject({ profile_id: await profileId('bigger'), status: 'ACTIVE', status_reason: 'Update succeeded' });
+    expect(server(kept.physical_id).flavor.name).toBe('m1.small');
+  });
+
   it('drops profile_only below 1.6, as Senlin does: at 1.5 the nodes are updated too', async () => {
     const c = await cluster('backward', 1);
     const old = new ApiClient(t.trellis.url, token, '1.5');
