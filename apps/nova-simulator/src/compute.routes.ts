@@ -131,6 +131,8 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['POST', /^\/servers$/, (c) => createServer(c)],
   ['GET', /^\/servers\/([^/]+)$/, (c, id) => showServer(c, id)],
   ['DELETE', /^\/servers\/([^/]+)$/, (c, id) => deleteServer(c, id)],
+  ['PUT', /^\/servers\/([^/]+)$/, (c, id) => updateServer(c, id)],
+  ['PUT', /^\/servers\/([^/]+)\/metadata$/, (c, id) => replaceMetadata(c, id)],
   ['POST', /^\/servers\/([^/]+)\/action$/, (c, id) => serverAction(c, id)],
   ['GET', /^\/os-server-groups$/, (c) => listGroups(c)],
   ['POST', /^\/os-server-groups$/, (c) => createGroup(c)],
@@ -257,6 +259,49 @@ function listServers(call: Call, detail: boolean): SimResponse {
 function showServer(call: Call, id: string): SimResponse {
   const s = visibleServer(call, id);
   return { status: 200, body: { server: serverView(call.ctx.state, s, call.caller, call.v, call.ctx.urls) } };
+}
+
+/** PUT /servers/{id}: Nova renames a server in any state at once and answers with its view. */
+function updateServer(call: Call, id: string): SimResponse {
+  const body = jsonBody(call.req);
+  if (!isRecord(body) || !isRecord(body.server)) throw schemaError('(body)', body ?? null, "'server' is a required property");
+  for (const k of Object.keys(body.server)) {
+    if (!['name', 'description', 'accessIPv4', 'accessIPv6', 'OS-DCF:diskConfig', 'hostname'].includes(k)) {
+      throw schemaError('server', body.server, `Additional properties are not allowed ('${k}' was unexpected)`);
+    }
+  }
+  const s = visibleServer(call, id);
+  const name = body.server.name;
+  if (name !== undefined) {
+    if (typeof name !== 'string' || name.length < 1 || name.length > 255) {
+      throw schemaError('name', name, `${pyRepr(name)} is not valid under any of the given schemas`);
+    }
+    s.name = name;
+  }
+  if (typeof body.server.description === 'string') s.description = body.server.description;
+  return { status: 200, body: { server: serverView(call.ctx.state, s, call.caller, call.v, call.ctx.urls) } };
+}
+
+/** vm_states in which Nova changes a server's metadata (its check_instance_state on update_all) */
+const METADATA_FROM: VmState[] = ['active', 'paused', 'suspended', 'stopped'];
+
+/** PUT /servers/{id}/metadata: the metadata becomes exactly the body's (Nova's update_all). */
+function replaceMetadata(call: Call, id: string): SimResponse {
+  const body = jsonBody(call.req);
+  if (!isRecord(body) || !isRecord(body.metadata)) throw schemaError('(body)', body ?? null, "'metadata' is a required property");
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body.metadata)) {
+    if (typeof v !== 'string') throw schemaError(`metadata/${k}`, v, `${pyRepr(v)} is not of type 'string'`);
+    metadata[k] = v;
+  }
+  const s = visibleServer(call, id);
+  const { vmState, busy } = call.ctx.state.vmStateOf(s);
+  if (busy !== null) throw new ApiError(409, `Cannot 'update metadata' instance ${id} while it is in task_state ${busy}`);
+  if (vmState === null || !METADATA_FROM.includes(vmState)) {
+    throw new ApiError(409, `Cannot 'update metadata' instance ${id} while it is in vm_state ${vmState ?? call.ctx.state.status(s).toLowerCase()}`);
+  }
+  s.metadata = metadata;
+  return { status: 200, body: { metadata } };
 }
 
 function deleteServer(call: Call, id: string): SimResponse {
@@ -679,6 +724,9 @@ const ACTION_FROM: Record<string, VmState[]> = {
   unrescue: ['rescued'],
   migrate: ['active', 'stopped'],
   evacuate: ['active', 'stopped'],
+  resize: ['active', 'stopped'],
+  confirmResize: ['resized'],
+  revertResize: ['resized'],
   lock: ['active', 'stopped', 'paused', 'suspended', 'rescued', 'resized'],
   unlock: ['active', 'stopped', 'paused', 'suspended', 'rescued', 'resized'],
 };
@@ -730,7 +778,8 @@ function serverAction(call: Call, id: string): SimResponse {
       if (typeof record.imageRef !== 'string' || record.imageRef === '') {
         throw schemaError('rebuild', args ?? null, "'imageRef' is a required property");
       }
-      s.imageRef = record.imageRef;
+      // as at create, any image id is taken (specs boot from the reference cloud's image id)
+      s.imageRef = idFromRef(record.imageRef);
       if (typeof record.name === 'string' && record.name) s.name = record.name;
       state.startTask(s, 'REBUILD', 'rebuilding', 'active');
       return { status: 202, body: { server: serverView(state, s, call.caller, call.v, call.ctx.urls) } };
@@ -765,6 +814,27 @@ function serverAction(call: Call, id: string): SimResponse {
     }
     case 'unrescue':
       state.startTask(s, 'RESCUE', 'unrescuing', 'active');
+      return { status: 202 };
+    case 'resize': {
+      // nova/api/openstack/compute/servers.py _resize; the host keeps the server (allow_resize_to_same_host)
+      if (record.flavorRef === undefined) throw schemaError('resize', args ?? null, "'flavorRef' is a required property");
+      const flavor = FLAVORS.find((f) => f.id === idFromRef(String(record.flavorRef)));
+      if (!flavor) throw new ApiError(400, 'Unable to locate requested flavor.');
+      if (flavor.id === s.flavor.id) throw new ApiError(400, 'Resize requires a flavor change.');
+      s.resize = { oldFlavor: s.flavor, from: vmState };
+      s.flavor = flavor;
+      state.startTask(s, 'RESIZE', 'resize_migrating', 'resized');
+      return { status: 202 };
+    }
+    case 'confirmResize':
+      // no task state: the server shows VERIFY_RESIZE until the compute host has confirmed
+      state.startTask(s, 'VERIFY_RESIZE', null, s.resize?.from ?? 'active');
+      s.resize = null;
+      return { status: 204 };
+    case 'revertResize':
+      if (s.resize) s.flavor = s.resize.oldFlavor;
+      state.startTask(s, 'REVERT_RESIZE', 'resize_reverting', s.resize?.from ?? 'active');
+      s.resize = null;
       return { status: 202 };
     case 'migrate':
     case 'evacuate':

@@ -63,4 +63,43 @@ describe('server actions (POST /servers/{id}/action)', () => {
     expect(unknown.body.badRequest.message).toBe('There is no such action: dance');
     expect((await act(id, { migrate: null })).status).toBe(403);
   });
+
+  it('resizes through RESIZE to VERIFY_RESIZE with the new flavor shown, then confirms to ACTIVE; revert restores the old flavor', async () => {
+    const id = await activeServer();
+    expect((await act(id, { resize: { flavorRef: '2' } })).status).toBe(202);
+    expect(await show(id)).toMatchObject({ status: 'RESIZE', 'OS-EXT-STS:task_state': 'resize_migrating' });
+    await advanceClock(sim, 1000);
+    expect(await show(id)).toMatchObject({ status: 'VERIFY_RESIZE', 'OS-EXT-STS:vm_state': 'resized', flavor: { original_name: 'm1.small' } });
+    expect((await act(id, { confirmResize: null })).status).toBe(204);
+    await advanceClock(sim, 1000);
+    expect(await show(id)).toMatchObject({ status: 'ACTIVE', flavor: { original_name: 'm1.small' } });
+    expect((await act(id, { confirmResize: null })).body.conflictingRequest.message).toBe(`Cannot 'confirmResize' instance ${id} while it is in vm_state active`);
+
+    expect((await act(id, { resize: { flavorRef: '3' } })).status).toBe(202);
+    await advanceClock(sim, 1000);
+    expect((await act(id, { revertResize: null })).status).toBe(202);
+    await advanceClock(sim, 1000);
+    expect(await show(id)).toMatchObject({ status: 'ACTIVE', flavor: { original_name: 'm1.small' } });
+  });
+
+  it('refuses a resize to the same or an unknown flavor (400)', async () => {
+    const id = await activeServer();
+    const same = await act(id, { resize: { flavorRef: (await show(id)).flavor.original_name === 'm1.tiny' ? '1' : '2' } });
+    expect(same.body.badRequest.message).toBe('Resize requires a flavor change.');
+    expect((await act(id, { resize: { flavorRef: '99' } })).body.badRequest.message).toBe('Unable to locate requested flavor.');
+  });
+
+  it('renames a server (PUT /servers/{id}) and replaces its metadata (PUT /servers/{id}/metadata)', async () => {
+    const id = await activeServer();
+    const renamed = await call(sim, 'PUT', `${SERVERS}/${id}`, { token: demo, version: '2.64', body: { server: { name: 'renamed' } } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.server.name).toBe('renamed');
+    const meta = await call(sim, 'PUT', `${SERVERS}/${id}/metadata`, { token: demo, version: '2.64', body: { metadata: { tier: 'web' } } });
+    expect(meta).toMatchObject({ status: 200, body: { metadata: { tier: 'web' } } });
+    expect(await show(id)).toMatchObject({ name: 'renamed', metadata: { tier: 'web' } });
+    expect((await act(id, { 'os-stop': null })).status).toBe(202);
+    const busy = await call(sim, 'PUT', `${SERVERS}/${id}/metadata`, { token: demo, version: '2.64', body: { metadata: {} } });
+    expect(busy.status).toBe(409);
+    expect(busy.body.conflictingRequest.message).toBe(`Cannot 'update metadata' instance ${id} while it is in task_state powering-off`);
+  });
 });

@@ -33,6 +33,8 @@ export const stableUuid = (kind: string, name: string): string => {
 };
 
 export const IMAGE = { id: stableUuid('image', 'cirros-fake'), name: 'cirros-fake' };
+/** Glance's images: the reference cloud's, and a second one to rebuild servers (profile updates) with */
+export const IMAGES = [IMAGE, { id: stableUuid('image', 'cirros-fake-alt'), name: 'cirros-fake-alt' }];
 
 /** The shared networks of the reference cloud (devstack's names), owned by the admin project. */
 export const NETWORKS = [
@@ -42,11 +44,12 @@ export const NETWORKS = [
 
 export type ServerStatus =
   | 'BUILD' | 'ACTIVE' | 'ERROR' | 'DELETED'
-  | 'SHUTOFF' | 'PAUSED' | 'SUSPENDED' | 'RESCUE' | 'REBOOT' | 'HARD_REBOOT' | 'REBUILD' | 'PASSWORD' | 'VERIFY_RESIZE';
+  | 'SHUTOFF' | 'PAUSED' | 'SUSPENDED' | 'RESCUE' | 'REBOOT' | 'HARD_REBOOT' | 'REBUILD' | 'PASSWORD' | 'VERIFY_RESIZE'
+  | 'RESIZE' | 'REVERT_RESIZE';
 export type TaskState =
   | 'scheduling' | 'spawning' | 'deleting'
   | 'rebooting' | 'rebooting_hard' | 'rebuilding' | 'powering-on' | 'powering-off' | 'pausing' | 'unpausing' | 'suspending'
-  | 'resuming' | 'rescuing' | 'unrescuing' | 'updating_password' | 'resize_migrating'
+  | 'resuming' | 'rescuing' | 'unrescuing' | 'updating_password' | 'resize_migrating' | 'resize_reverting'
   | null;
 
 /** Nova's vm_state of a built server, as server actions change it. */
@@ -122,6 +125,8 @@ export interface SimServer {
   /** a server action under way */
   task?: ServerTask | null;
   locked?: boolean;
+  /** a resize waiting in VERIFY_RESIZE: the flavor a revert goes back to, the vm_state a confirm or revert returns to */
+  resize?: { oldFlavor: FlavorRecord; from: VmState } | null;
 }
 
 export interface SimServerGroup {

@@ -15,7 +15,7 @@ import { SimulatorState } from './simulator-state';
 import { DEFAULT_TOPOLOGY, validateTopology, type Topology } from './topology';
 
 export { loadTopology, DEFAULT_TOPOLOGY, TopologyError, type Topology, type TopologyHost, type TopologyZone } from './topology';
-export { SimulatorState, FLAVORS, IMAGE } from './simulator-state';
+export { SimulatorState, FLAVORS, IMAGE, IMAGES } from './simulator-state';
 export { stableId } from './identity';
 
 export interface SimulatorOptions {

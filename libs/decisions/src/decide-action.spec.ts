@@ -1,6 +1,7 @@
 import { PolicyRegistry } from '@trellis/policies';
 import type { ActionEntity } from '@trellis/persistence';
 import { createEvaluator, decideAction, type IdSource } from './decide-action';
+import { needsNova } from './engine-plan';
 import type { Snapshot, SnapshotNode } from './load-snapshot';
 
 const registry = PolicyRegistry.withBuiltins();
@@ -120,13 +121,91 @@ describe('decideAction', () => {
     expect(JSON.stringify(d.plan.binding)).toContain(d.plan.create_groups[0].ref);
   });
 
-  it('CLUSTER_UPDATE changes the cluster\'s own fields without Nova, and refuses a new profile', () => {
+  it('CLUSTER_UPDATE changes the cluster\'s own fields without Nova', () => {
     const d = decideAction(action('CLUSTER_UPDATE', { name: 'renamed', timeout: 60 }), snapshot(), evaluator, ids());
     expect(d.failure).toBeNull();
     expect(d.plan.cluster_update).toEqual({ name: 'renamed', timeout: 60 });
     expect(d.plan.create_nodes).toEqual([]);
-    const p = decideAction(action('CLUSTER_UPDATE', { new_profile_id: 'p2' }), snapshot(), evaluator, ids());
-    expect(p.failure).toBe('Updating the profile of a cluster is not supported by this policy-engine.');
+    expect(needsNova(d.plan)).toBe(false);
+  });
+});
+
+describe('NODE_UPDATE and CLUSTER_UPDATE to a new profile (Senlin\'s do_update)', () => {
+  const props = (over: Record<string, unknown> = {}) => ({ type: 'os.nova.server', version: '1.0', properties: { flavor: 'm1.tiny', image: 'cirros', networks: [], ...over } });
+  const profiles = { p1: { type: 'os.nova.server-1.0', spec: props() }, p2: { type: 'os.nova.server-1.0', spec: props({ flavor: 'm1.small', metadata: { tier: 'web' } }) } };
+  const member = (id: string, physical: string | null, profile = 'p1') => ({ id, name: id, status: 'ACTIVE', physical_id: physical, profile_id: profile });
+  const update = (nodes: ReturnType<typeof member>[], to = 'p2') => ({
+    profile: { id: to, ...profiles[to as 'p1' | 'p2'] },
+    nodes,
+    profiles,
+  });
+  const nodeAction = (inputs: Record<string, unknown>) =>
+    ({ id: 'a1', action: 'NODE_UPDATE', target: 'n1', cluster_id: null, inputs }) as unknown as ActionEntity;
+  const nodeSnapshot = (physical: string | null, profileUpdate?: ReturnType<typeof update>): Snapshot => ({
+    ...snapshot(),
+    cluster: null,
+    node: { id: 'n1', name: 'n1', status: 'ACTIVE', physical_id: physical, cluster_id: null },
+    ...(profileUpdate ? { profile_update: profileUpdate } : {}),
+  });
+
+  it('a node\'s own fields are stored without Nova, the node then ACTIVE', () => {
+    const d = decideAction(nodeAction({ name: 'n1b', role: 'db', metadata: { k: 'v' }, tainted: true }), nodeSnapshot('srv-1'), evaluator, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.node_updates).toEqual([{ node_id: 'n1', name: 'n1b', role: 'db', metadata: { k: 'v' }, tainted: true }]);
+    expect(needsNova(d.plan)).toBe(false);
+    expect(d.plan.success_reason).toBe('Node updated successfully.');
+  });
+
+  it('a node to a new profile: one update op with what changes, the profile stored once it succeeded', () => {
+    const d = decideAction(nodeAction({ new_profile_id: 'p2', role: 'web' }), nodeSnapshot('srv-1', update([member('n1', 'srv-1')])), evaluator, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.server_ops).toEqual([{ node_id: 'n1', physical_id: 'srv-1', op: 'update', params: { flavor: 'm1.small', metadata: { tier: 'web' } } }]);
+    expect(d.plan.node_updates).toEqual([{ node_id: 'n1', role: 'web', profile_id: 'p2' }]);
+  });
+
+  it('a node without a server is not updated (Senlin\'s do_update returns False)', () => {
+    const d = decideAction(nodeAction({ name: 'x' }), nodeSnapshot(null), evaluator, ids());
+    expect(d.failure).toBe('Node update failed: the node has no server.');
+  });
+
+  it('a profile that changes what Senlin cannot update is refused before Nova', () => {
+    const keyed = { ...update([member('n1', 'srv-1')]), profile: { id: 'p3', type: 'os.nova.server-1.0', spec: props({ key_name: 'k2' }) } };
+    const d = decideAction(nodeAction({ new_profile_id: 'p3' }), nodeSnapshot('srv-1', keyed), evaluator, ids());
+    expect(d.failure).toBe('Node update failed: the following properties are not updatable: key_name.');
+    expect(d.plan.server_ops).toBeUndefined();
+  });
+
+  const clusterAction = (inputs: Record<string, unknown>) => action('CLUSTER_UPDATE', inputs);
+
+  it('a cluster with profile_only: the cluster\'s profile alone, at once', () => {
+    const d = decideAction(clusterAction({ new_profile_id: 'p2', profile_only: true }), snapshot({ profile_update: update([member('m1', 's1')]) }), evaluator, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.cluster_update).toEqual({ profile_id: 'p2' });
+    expect(needsNova(d.plan)).toBe(false);
+  });
+
+  it('a cluster without profile_only: every member not yet on the profile gets an update op, the cluster the profile when all succeed', () => {
+    const nodes = [member('m1', 's1'), member('m2', null), member('m3', 's3', 'p2')];
+    const d = decideAction(clusterAction({ new_profile_id: 'p2', name: 'web-2' }), snapshot({ profile_update: update(nodes) }), evaluator, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.cluster_update).toEqual({ name: 'web-2' });
+    // m2 has no server: the worker fails it, as Senlin's NODE_UPDATE fails
+    expect(d.plan.server_ops?.map((o) => [o.node_id, o.physical_id, o.op])).toEqual([['m1', 's1', 'update'], ['m2', null, 'update']]);
+    expect(d.plan.node_updates).toEqual([{ node_id: 'm1', profile_id: 'p2' }, { node_id: 'm2', profile_id: 'p2' }]);
+    expect(d.plan.cluster_profile_id).toBe('p2');
+    expect(d.plan.success_reason).toBe('Cluster update completed.');
+  });
+
+  it('an empty cluster takes the new profile at once', () => {
+    const d = decideAction(clusterAction({ new_profile_id: 'p2' }), snapshot({ profile_update: update([]) }), evaluator, ids());
+    expect(d.failure).toBeNull();
+    expect(needsNova(d.plan)).toBe(false);
+    expect(d.plan.cluster_profile_id).toBe('p2');
+  });
+
+  it('a profile deleted since the request fails the update', () => {
+    const d = decideAction(clusterAction({ new_profile_id: 'p9' }), snapshot({ profile_update: { profile: null, nodes: [], profiles: {} } }), evaluator, ids());
+    expect(d.failure).toBe("The profile 'p9' could not be found.");
   });
 });
 

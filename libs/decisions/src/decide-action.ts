@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ActionEntity } from '@trellis/persistence';
 import { evaluate, type EnginePlan as PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
-import { emptyPlan, type EnginePlan } from './engine-plan';
+import type { ServerOpDto } from '@trellis/contracts';
+import { emptyPlan, type EnginePlan, type NodeUpdate } from './engine-plan';
+import { propertiesOf, serverUpdate } from './profile-update';
 import type { Snapshot, SnapshotPolicy } from './load-snapshot';
 import { detectClusterDrift } from './drift/detect-drift';
 import { planRepair, repairIsEmpty } from './drift/plan-repair';
@@ -57,6 +59,7 @@ const SUCCESS: Record<string, string> = {
   NODE_CHECK: 'Node check succeeded.',
   NODE_RECOVER: 'Node recovered successfully.',
   NODE_OPERATION: 'Node operation succeeded.',
+  NODE_UPDATE: 'Node updated successfully.',
 };
 
 /** Actions whose nodes the policy chain (BEFORE) decides on. */
@@ -191,18 +194,9 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
     return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
   }
 
-  if (action.action === 'CLUSTER_UPDATE') {
-    // Senlin's do_update with a new profile rebuilds the nodes one by one: not supported yet
-    if (action.inputs.new_profile_id !== undefined) {
-      return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: 'Updating the profile of a cluster is not supported by this policy-engine.' };
-    }
-    const update: NonNullable<EnginePlan['cluster_update']> = {};
-    for (const key of ['name', 'timeout', 'metadata', 'config'] as const) {
-      if (action.inputs[key] !== undefined) (update as Record<string, unknown>)[key] = action.inputs[key];
-    }
-    plan.cluster_update = update;
-    return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: null };
-  }
+  if (action.action === 'CLUSTER_UPDATE') return decideClusterUpdate(action, none, plan);
+
+  if (action.action === 'NODE_UPDATE') return decideNodeUpdate(action, none, plan);
 
   if (action.action === 'CLUSTER_CHECK' || action.action === 'CLUSTER_REPAIR') return decideDrift(action, none, ids, plan);
 
@@ -281,6 +275,75 @@ function decideNodeOp(action: ActionEntity, snapshot: Snapshot, plan: EnginePlan
   // Senlin's texts (node_action.py); a failure's text is the worker's
   plan.success_reason =
     action.action === 'NODE_CHECK' ? 'Node check succeeded.' : action.action === 'NODE_RECOVER' ? 'Node recovered successfully.' : `Node operation '${op}' succeeded.`;
+  return { ...base, failure: null };
+}
+
+/**
+ * Senlin's CLUSTER_UPDATE (cluster_action.py do_update): name, timeout, metadata and config are
+ * stored when the action starts. A new profile with profile_only is the cluster's alone; without
+ * it every member's server is updated to the new profile, one node after the other, each node
+ * storing the profile once its server is updated, and the cluster takes the profile when all are.
+ */
+function decideClusterUpdate(action: ActionEntity, snapshot: Snapshot, plan: EnginePlan): Decision {
+  const base = { plan, input: snapshot, hook: 'none' as const, output: {}, trace: [] };
+  const update: NonNullable<EnginePlan['cluster_update']> = {};
+  for (const key of ['name', 'timeout', 'metadata', 'config'] as const) {
+    if (action.inputs[key] !== undefined) (update as Record<string, unknown>)[key] = action.inputs[key];
+  }
+  plan.cluster_update = update;
+  const profileId = action.inputs.new_profile_id;
+  if (typeof profileId !== 'string') return { ...base, failure: null };
+  if (action.inputs.profile_only === true) {
+    update.profile_id = profileId;
+    return { ...base, failure: null };
+  }
+  const target = snapshot.profile_update;
+  if (!target?.profile) return { ...base, failure: `The profile '${profileId}' could not be found.` };
+  const to = propertiesOf(target.profile.spec);
+  const ops: ServerOpDto[] = [];
+  const nodes: NodeUpdate[] = [];
+  for (const node of target.nodes) {
+    // a member on the new profile already has nothing to update (Senlin: 'No property to update.')
+    if (node.profile_id === profileId) continue;
+    const change = serverUpdate(propertiesOf(target.profiles[node.profile_id]?.spec), to, node.name);
+    if (!change.ok) return { ...base, failure: `Failed in updating nodes: node ${node.name}: ${change.reason}.` };
+    ops.push({ node_id: node.id, physical_id: node.physical_id, op: 'update', params: { ...change.params } });
+    nodes.push({ node_id: node.id, profile_id: profileId });
+  }
+  if (ops.length) {
+    plan.server_ops = ops;
+    plan.node_updates = nodes;
+  }
+  plan.cluster_profile_id = profileId;
+  return { ...base, failure: null };
+}
+
+/**
+ * Senlin's NODE_UPDATE (node.py do_update): a node without a server is not updated; with a new
+ * profile its server is updated first (the worker's `update` op), and name, role, metadata,
+ * tainted and the profile are stored once it is; without one they are stored at once. Either way
+ * the node is then ACTIVE 'Update succeeded'.
+ */
+function decideNodeUpdate(action: ActionEntity, snapshot: Snapshot, plan: EnginePlan): Decision {
+  const base = { plan, input: snapshot, hook: 'none' as const, output: {}, trace: [] };
+  const node = snapshot.node;
+  if (!node) return { ...base, failure: `The node '${action.target}' could not be found.` };
+  if (!node.physical_id) return { ...base, failure: 'Node update failed: the node has no server.' };
+  const stored: NodeUpdate = { node_id: node.id };
+  for (const key of ['name', 'role', 'metadata', 'tainted'] as const) {
+    if (action.inputs[key] !== undefined) (stored as unknown as Record<string, unknown>)[key] = action.inputs[key];
+  }
+  plan.node_updates = [stored];
+  const profileId = action.inputs.new_profile_id;
+  const target = snapshot.profile_update;
+  const current = target?.nodes.find((n) => n.id === node.id)?.profile_id;
+  if (typeof profileId === 'string' && profileId !== current) {
+    if (!target?.profile) return { ...base, failure: `The profile '${profileId}' could not be found.` };
+    const change = serverUpdate(propertiesOf(current ? target.profiles[current]?.spec : null), propertiesOf(target.profile.spec), node.name);
+    if (!change.ok) return { ...base, failure: `Node update failed: ${change.reason}.` };
+    plan.server_ops = [{ node_id: node.id, physical_id: node.physical_id, op: 'update', params: { ...change.params } }];
+    stored.profile_id = profileId;
+  }
   return { ...base, failure: null };
 }
 

@@ -21,6 +21,8 @@ export interface EnginePlan {
     timeout?: number;
     metadata?: Record<string, unknown>;
     config?: Record<string, unknown>;
+    /** CLUSTER_UPDATE with profile_only: the cluster's profile, its nodes keep theirs */
+    profile_id?: string;
   } | null;
   /** binding change applied when the action succeeds */
   binding:
@@ -43,8 +45,25 @@ export interface EnginePlan {
    * leave it (their servers keep running), applied when the action is decided; no Nova call
    */
   membership?: { join: string[]; leave: string[] };
-  /** NODE_CHECK / NODE_RECOVER / NODE_OPERATION: what the worker does to existing servers */
+  /** NODE_CHECK / NODE_RECOVER / NODE_OPERATION / NODE_UPDATE / CLUSTER_UPDATE: what the worker does to existing servers */
   server_ops?: ServerOpDto[];
+  /**
+   * NODE_UPDATE / CLUSTER_UPDATE with a new profile: what each node stores once its update
+   * succeeded (Senlin's node.do_update: then ACTIVE 'Update succeeded'); a node whose server
+   * update failed keeps its old values
+   */
+  node_updates?: NodeUpdate[];
+  /** CLUSTER_UPDATE that moves every node to a new profile: the cluster's profile once all succeeded */
+  cluster_profile_id?: string;
+}
+
+export interface NodeUpdate {
+  node_id: string;
+  name?: string;
+  role?: string;
+  metadata?: Record<string, unknown>;
+  tainted?: boolean;
+  profile_id?: string;
 }
 
 export const emptyPlan = (): EnginePlan => ({

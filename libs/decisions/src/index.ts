@@ -4,3 +4,4 @@ export * from './engine-plan';
 export * from './drift';
 export * from './failed-scale-out';
 export * from './visibility';
+export * from './profile-update';

@@ -235,4 +235,27 @@ describe('loadSnapshot', () => {
       await m.query(`DELETE FROM cloud_facts WHERE kind = 'server_groups' AND project = ''`);
     }
   });
+
+  it('reads, for an update to a new profile, the nodes it touches with their profiles and both profiles\' specs', async () => {
+    const m = db.dataSource.manager;
+    const next = randomUUID();
+    const nextSpec = { ...profileSpec, properties: { ...profileSpec.properties, flavor: 'm1.small' } };
+    await m.query(`INSERT INTO profiles (id, name, type, spec, project, "user", created_at) VALUES ($1, 'next', 'os.nova.server-1.0', $2, 'p', 'u', now())`, [next, nextSpec]);
+    const profiles = { [ids.profile]: { type: 'os.nova.server-1.0', spec: profileSpec }, [next]: { type: 'os.nova.server-1.0', spec: nextSpec } };
+    const member = (i: number, status: string, physical: string | null) => ({ id: ids.nodes[i], name: `node-${i + 1}`, status, physical_id: physical, profile_id: ids.profile });
+
+    const cluster = await loadSnapshot(m, action({ action: 'CLUSTER_UPDATE', inputs: { new_profile_id: next } }), 'pre_op', new Date());
+    expect(cluster.profile_update).toStrictEqual({
+      profile: { id: next, type: 'os.nova.server-1.0', spec: nextSpec },
+      nodes: [member(0, 'ACTIVE', 'srv-1'), member(1, 'ACTIVE', null), member(2, 'ERROR', null)],
+      profiles,
+    });
+    const node = await loadSnapshot(m, action({ action: 'NODE_UPDATE', target: ids.nodes[0], inputs: { new_profile_id: next } }), 'pre_op', new Date());
+    expect(node.profile_update?.nodes).toStrictEqual([member(0, 'ACTIVE', 'srv-1')]);
+    expect(node.node).toMatchObject({ id: ids.nodes[0], physical_id: 'srv-1' });
+    const gone = await loadSnapshot(m, action({ action: 'CLUSTER_UPDATE', inputs: { new_profile_id: randomUUID() } }), 'pre_op', new Date());
+    expect(gone.profile_update?.profile).toBeNull();
+    // other actions read none of it
+    expect((await loadSnapshot(m, action(), 'pre_op', new Date())).profile_update).toBeUndefined();
+  });
 });

@@ -17,6 +17,8 @@ export interface Snapshot {
   seed: number;
   /** a node action's target node (its cluster, if any, is `cluster`); absent for cluster actions */
   node?: SnapshotTargetNode | null;
+  /** an update to a new profile (NODE_UPDATE, CLUSTER_UPDATE with new_profile_id) */
+  profile_update?: SnapshotProfileUpdate;
   [extra: string]: unknown;
 }
 
@@ -27,6 +29,18 @@ export interface SnapshotTargetNode {
   status: string;
   physical_id: string | null;
   cluster_id: string | null;
+}
+
+/**
+ * NODE_UPDATE and CLUSTER_UPDATE with a new profile: the profile the nodes move to, the nodes the
+ * update touches (the target node, or the cluster's members) with the profile each has now, and
+ * those profiles.
+ */
+export interface SnapshotProfileUpdate {
+  /** null: the profile was deleted after the request was accepted */
+  profile: { id: string; type: string; spec: Record<string, unknown> } | null;
+  nodes: Array<{ id: string; name: string; status: string; physical_id: string | null; profile_id: string }>;
+  profiles: Record<string, { type: string; spec: Record<string, unknown> }>;
 }
 
 export interface SnapshotPolicy {
@@ -219,7 +233,28 @@ async function loadClusterSnapshot(
 }
 
 /** Node actions decided on the node itself, not by a cluster's policy chain. */
-const NODE_OPS = ['NODE_CHECK', 'NODE_RECOVER', 'NODE_OPERATION'];
+const NODE_OPS = ['NODE_CHECK', 'NODE_RECOVER', 'NODE_OPERATION', 'NODE_UPDATE'];
+
+const UPDATE_NODES_SQL = {
+  node: 'SELECT id, name, status, physical_id, profile_id FROM nodes WHERE id = $1',
+  cluster: 'SELECT id, name, status, physical_id, profile_id FROM nodes WHERE cluster_id = $1 ORDER BY index',
+};
+
+/** The nodes a profile update touches and the profiles involved: read only for such an update. */
+async function loadProfileUpdate(m: EntityManager, action: ActionEntity, profileId: string): Promise<SnapshotProfileUpdate> {
+  const nodes: SnapshotProfileUpdate['nodes'] = await m.query(
+    action.action === 'NODE_UPDATE' ? UPDATE_NODES_SQL.node : UPDATE_NODES_SQL.cluster,
+    [action.target],
+  );
+  const ids = [...new Set([profileId, ...nodes.map((n) => n.profile_id)])];
+  const rows: Array<{ id: string; type: string; spec: Record<string, unknown> }> = await m.query(
+    'SELECT id, type, spec FROM profiles WHERE id = ANY($1)',
+    [ids],
+  );
+  const profiles = Object.fromEntries(rows.map((r) => [r.id, { type: r.type, spec: r.spec }]));
+  const target = profiles[profileId];
+  return { profile: target ? { id: profileId, ...target } : null, nodes, profiles };
+}
 
 export async function loadSnapshot(
   m: EntityManager,
@@ -254,6 +289,10 @@ export async function loadSnapshot(
       [action.target],
     );
     snapshot.node = rows[0] ?? null;
+  }
+  const newProfile = action.inputs.new_profile_id;
+  if ((action.action === 'NODE_UPDATE' || action.action === 'CLUSTER_UPDATE') && typeof newProfile === 'string') {
+    snapshot.profile_update = await loadProfileUpdate(m, action, newProfile);
   }
   return snapshot;
 }

@@ -56,6 +56,7 @@ describe('normalising the captured Nova samples', () => {
       metadata: {},
       fault: null,
       imageId: 'a83c3c75-fc9c-4be2-aebf-735c080a4c25',
+      flavor: { id: null, name: 'm1.tiny' },
     });
   });
 
@@ -71,6 +72,7 @@ describe('normalising the captured Nova samples', () => {
       metadata: {},
       fault: { code: 500, message: 'No valid host was found. There are not enough hosts available.' },
       imageId: 'a83c3c75-fc9c-4be2-aebf-735c080a4c25',
+      flavor: { id: null, name: 'm1.tiny' },
     });
   });
 

@@ -93,7 +93,15 @@ export function server(raw: unknown, where = 'server'): Server {
     metadata,
     fault,
     imageId: s.image !== null && typeof s.image === 'object' && typeof (s.image as Record<string, unknown>).id === 'string' ? String((s.image as Record<string, unknown>).id) : null,
+    flavor: flavorOf(s.flavor),
   };
+}
+
+/** `{id, links}` before compute 2.47, `{original_name, vcpus, ...}` from 2.47 on */
+function flavorOf(raw: unknown): Server['flavor'] {
+  if (raw === null || typeof raw !== 'object') return null;
+  const f = raw as Record<string, unknown>;
+  return { id: typeof f.id === 'string' ? f.id : null, name: typeof f.original_name === 'string' ? f.original_name : null };
 }
 
 /**

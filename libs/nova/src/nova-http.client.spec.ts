@@ -326,6 +326,28 @@ describe('NovaHttpClient', () => {
       expect(fake.to('DELETE', '/compute/v2.1/servers/s1')).toHaveLength(2);
     });
 
+    it('resizes to a flavor given by name (its id looked up), confirms, renames and replaces metadata with PUTs', async () => {
+      fake.on('GET', '/compute/v2.1/flavors/m1.small', () => ({ status: 404, body: { itemNotFound: { message: 'Flavor m1.small could not be found.' } } }));
+      fake.on('GET', '/compute/v2.1/flavors', () => ({ status: 200, body: { flavors: [{ id: '1', name: 'm1.tiny' }, { id: '2', name: 'm1.small' }] } }));
+      fake.on('POST', '/compute/v2.1/servers/s1/action', () => ({ status: 202 }));
+      fake.on('PUT', '/compute/v2.1/servers/s1', () => ({ status: 200, body: { server: { id: 's1', name: 'web-1' } } }));
+      fake.on('PUT', '/compute/v2.1/servers/s1/metadata', (req) => ({ status: 200, body: req.body }));
+      const nova = client();
+      await nova.serverAction('s1', { action: 'resize', flavorRef: 'm1.small' });
+      await nova.serverAction('s1', { action: 'confirmResize' });
+      await nova.updateServer('s1', { name: 'web-1' });
+      await nova.setServerMetadata('s1', { tier: 'web' });
+      expect(fake.to('POST', '/compute/v2.1/servers/s1/action').map((r) => r.body)).toEqual([{ resize: { flavorRef: '2' } }, { confirmResize: null }]);
+      expect(fake.to('PUT', '/compute/v2.1/servers/s1')[0].body).toEqual({ server: { name: 'web-1' } });
+      expect(fake.to('PUT', '/compute/v2.1/servers/s1/metadata')[0].body).toEqual({ metadata: { tier: 'web' } });
+    });
+
+    it('reads the flavor a server runs by id before 2.47 (from 2.47 on by name: normalise.spec)', async () => {
+      fake.on('GET', '/compute/v2.1/servers/old', () => ({ status: 200, body: { server: { id: 'old', status: 'ACTIVE', flavor: { id: '1', links: [] } } } }));
+      const nova = client();
+      expect((await nova.getServer('old'))?.flavor).toEqual({ id: '1', name: null });
+    });
+
     it('reports a body it cannot read, naming the field', async () => {
       fake.on('GET', '/compute/v2.1/servers/x', () => ({ status: 200, body: { server: { id: 'x', name: 'n' } } }));
       await expect(client().getServer('x')).rejects.toThrow('Nova GET /compute/v2.1/servers/x answered an unexpected body: server.status is missing');

@@ -265,6 +265,9 @@ export class NovaHttpClient implements NovaPort {
         body = { rescue };
         break;
       }
+      case 'resize':
+        body = { resize: { flavorRef: await this.resolveFlavor(request.flavorRef) } };
+        break;
       case 'evacuate': {
         const evacuate: Record<string, unknown> = {};
         if (request.host) evacuate.host = request.host;
@@ -276,6 +279,14 @@ export class NovaHttpClient implements NovaPort {
         body = { [request.action]: null };
     }
     await this.call('POST', path, { body });
+  }
+
+  async updateServer(id: string, changes: { name: string }): Promise<void> {
+    await this.call('PUT', `/servers/${encodeURIComponent(id)}`, { body: { server: { name: changes.name } } });
+  }
+
+  async setServerMetadata(id: string, metadata: Record<string, string>): Promise<void> {
+    await this.call('PUT', `/servers/${encodeURIComponent(id)}/metadata`, { body: { metadata } });
   }
 
   async listAvailabilityZones(detail = false): Promise<AvailabilityZone[]> {
@@ -346,11 +357,11 @@ export class NovaHttpClient implements NovaPort {
     throw new NovaResponseError({ service: 'compute', status: null, method: 'GET', path: pathOf(endpoint), serviceMessage: problem, problem });
   }
 
-  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, options: CallOptions = {}) {
+  private async call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, options: CallOptions = {}) {
     return this.send('compute', method, `${(await this.computeApi()).endpoint}${path}`, options, microversionHeaders(await this.microversion()));
   }
 
-  private async send(service: OpenStackService, method: 'GET' | 'POST' | 'DELETE', url: string, options: CallOptions, headers: Record<string, string> = {}) {
+  private async send(service: OpenStackService, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, options: CallOptions, headers: Record<string, string> = {}) {
     const res: HttpResponse = await this.session.request({
       service,
       method,

@@ -38,6 +38,11 @@ export interface Server {
   fault: { code: number; message: string } | null;
   /** the image the server was booted or last rebuilt from (absent from a volume-booted server) */
   imageId?: string | null;
+  /**
+   * the flavor it runs: before compute 2.47 Nova gives its id only, from 2.47 on its name only
+   * (`original_name`)
+   */
+  flavor?: { id: string | null; name: string | null } | null;
 }
 
 /**
@@ -51,6 +56,9 @@ export type ServerAction =
   | { action: 'changePassword'; adminPass: string }
   | { action: 'rescue'; rescueImageRef?: string; adminPass?: string }
   | { action: 'evacuate'; host?: string; force?: boolean }
+  /** a flavor id, or a flavor name the client looks up; the server then waits in VERIFY_RESIZE */
+  | { action: 'resize'; flavorRef: string }
+  | { action: 'confirmResize' | 'revertResize' }
   | { action: 'os-start' | 'os-stop' | 'pause' | 'unpause' | 'suspend' | 'resume' | 'lock' | 'unlock' | 'unrescue' | 'migrate' };
 
 export interface ServerCreateRequest {
@@ -105,6 +113,10 @@ export interface NovaPort {
   deleteServer(id: string): Promise<void>;
   /** Nova accepted the action (it runs on asynchronously: poll getServer for its outcome) */
   serverAction(id: string, action: ServerAction): Promise<void>;
+  /** PUT /servers/{id}: a new name (Nova changes it at once) */
+  updateServer(id: string, changes: { name: string }): Promise<void>;
+  /** PUT /servers/{id}/metadata: the server's metadata becomes exactly `metadata` */
+  setServerMetadata(id: string, metadata: Record<string, string>): Promise<void>;
 
   /** zones servers can be booted into (never Nova's `internal` zone), in both views */
   listAvailabilityZones(detail?: boolean): Promise<AvailabilityZone[]>;

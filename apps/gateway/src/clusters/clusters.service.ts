@@ -148,7 +148,9 @@ export class ClustersService {
       if (metadata !== null && JSON.stringify(metadata) !== JSON.stringify(cluster.metadata)) inputs.metadata = metadata;
       if (timeout !== null && timeout !== cluster.timeout) inputs.timeout = timeout;
       if (config !== null && JSON.stringify(config) !== JSON.stringify(cluster.config)) inputs.config = config;
-      if (profileOnly !== null && inputs.new_profile_id !== undefined) inputs.profile_only = profileOnly;
+      // Senlin checks profile_only at any version but drops it below 1.6 (ClusterUpdateRequest 1.1):
+      // there the nodes are updated to the new profile too
+      if (profileOnly !== null && inputs.new_profile_id !== undefined && req.version.atLeast('1.6')) inputs.profile_only = profileOnly;
       if (Object.keys(inputs).length === 0) throw badRequest('No property needs an update.');
       const action = await this.submitter.submit(tx, req, {
         action: 'CLUSTER_UPDATE',

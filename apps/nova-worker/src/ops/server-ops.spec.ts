@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FIXTURE_TRUST, FakeNova, insertNode, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { silentLogger } from '@trellis/common';
+import { NovaError } from '@trellis/nova';
+import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
+import { FIXTURE_TRUST, FakeNova, fakeAccess, insertNode, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
 describe('ops orders: node check, recover and operations in Nova', () => {
   let db: Database;
@@ -93,5 +96,118 @@ describe('ops orders: node check, recover and operations in Nova', () => {
     const [result] = await w.results(order.action_id);
     expect(result.outcome).toBe('FAILED');
     expect(result.reason).toContain(FIXTURE_TRUST);
+  });
+
+  describe('update to a new profile (NODE_UPDATE, CLUSTER_UPDATE)', () => {
+    /** an ACTIVE server booted by an earlier action, with Trellis's tags, on m1.tiny from image-old */
+    async function taggedNode(over: Record<string, unknown> = {}) {
+      const made = await nodeWithServer();
+      Object.assign(nova.servers.get(made.serverId)!, {
+        imageId: 'image-old',
+        flavor: { id: null, name: 'm1.tiny' },
+        metadata: { trellis_action: 'a-create', trellis_node: made.node.id, old: 'x' },
+        ...over,
+      });
+      return made;
+    }
+
+    it('rebuilds from the new image with the new name, resizes and confirms, replaces the metadata keeping Trellis\'s tags', async () => {
+      const { node, serverId } = await taggedNode();
+      const order = opsOrder('NODE_UPDATE', node.id, serverId, 'update', { image: 'image-new', name: 'web-1', flavor: 'm1.small', metadata: { tier: 'web' } });
+
+      await w.apply.execute(order);
+
+      expect(nova.actions.map((a) => a.action)).toEqual([
+        { action: 'rebuild', imageRef: 'image-new', name: 'web-1' },
+        { action: 'resize', flavorRef: 'm1.small' },
+        { action: 'confirmResize' },
+      ]);
+      expect(nova.updates).toEqual([{ id: serverId, metadata: { tier: 'web', trellis_action: 'a-create', trellis_node: node.id } }]);
+      expect(nova.servers.get(serverId)).toMatchObject({ name: 'web-1', imageId: 'image-new', status: 'ACTIVE', flavor: { name: 'm1.small' } });
+      expect(await w.node(node.id)).toMatchObject({ status: 'ACTIVE', status_reason: 'Update succeeded' });
+      expect((await w.results(order.action_id))[0]).toMatchObject({ outcome: 'SUCCEEDED', nodes: [{ node_id: node.id, status: 'ACTIVE' }] });
+    });
+
+    it('without a new image a new name is a rename (PUT), not a rebuild', async () => {
+      const { node, serverId } = await taggedNode();
+      await w.apply.execute(opsOrder('NODE_UPDATE', node.id, serverId, 'update', { name: 'web-2' }));
+
+      expect(nova.actions).toEqual([]);
+      expect(nova.updates).toEqual([{ id: serverId, name: 'web-2' }]);
+    });
+
+    it('a resize left waiting by an earlier try is confirmed, not asked for again', async () => {
+      const { node, serverId } = await taggedNode({ status: 'VERIFY_RESIZE', flavor: { id: null, name: 'm1.small' } });
+      await w.apply.execute(opsOrder('CLUSTER_UPDATE', node.id, serverId, 'update', { flavor: 'm1.small' }));
+
+      expect(nova.actions.map((a) => a.action)).toEqual([{ action: 'confirmResize' }]);
+      expect(await w.node(node.id)).toMatchObject({ status: 'ACTIVE', status_reason: 'Update succeeded' });
+    });
+
+    it('a resize that ends in ERROR fails the node with Senlin\'s "Failed in updating server" and Nova\'s fault', async () => {
+      const { node, serverId } = await taggedNode();
+      nova.resizeFault = 'No valid host was found.';
+      const order = opsOrder('NODE_UPDATE', node.id, serverId, 'update', { flavor: 'm1.large' });
+
+      await w.apply.execute(order);
+
+      const reason = `Failed in updating server '${serverId}': No valid host was found.`;
+      expect(await w.node(node.id)).toMatchObject({ status: 'ERROR', status_reason: reason });
+      expect((await w.results(order.action_id))[0]).toMatchObject({ outcome: 'FAILED', reason: `Node update failed: ${reason}` });
+    });
+
+    it('a cluster\'s nodes one after the other: a node without a server fails, the others are updated; only those are reported ACTIVE', async () => {
+      const good = await taggedNode();
+      const bare = await insertNode(db, { cluster_id: null, status: 'ERROR', status_reason: 'Creation failed', physical_id: null });
+      const order = workOrder(randomUUID(), {
+        action: 'CLUSTER_UPDATE',
+        kind: 'ops',
+        server_ops: [
+          { node_id: bare.id, physical_id: null, op: 'update', params: { flavor: 'm1.small' } },
+          { node_id: good.node.id, physical_id: good.serverId, op: 'update', params: { flavor: 'm1.small' } },
+        ],
+      });
+
+      await w.apply.execute(order);
+
+      expect(await w.node(bare.id)).toMatchObject({ status: 'ERROR', status_reason: 'Creation failed' });
+      expect(await w.node(good.node.id)).toMatchObject({ status: 'ACTIVE', status_reason: 'Update succeeded' });
+      const [result] = await w.results(order.action_id);
+      expect(result).toMatchObject({ outcome: 'FAILED', reason: `Failed in updating nodes: the node ${bare.id} has no server` });
+      expect(result.nodes.map((n) => [n.node_id, n.status])).toEqual([[bare.id, 'ERROR'], [good.node.id, 'ACTIVE']]);
+    });
+
+    it('a transient Nova error defers the update with the node UPDATING; once the retry budget is spent the node fails with the error', async () => {
+      const { node, serverId } = await taggedNode();
+      const resize = nova.serverAction.bind(nova);
+      nova.serverAction = async (id, action) => {
+        if (action.action === 'resize') throw new NovaError({ service: 'compute', status: 503, method: 'POST', path: `/servers/${id}/action`, serviceMessage: 'Service Unavailable' });
+        return resize(id, action);
+      };
+      const order = opsOrder('CLUSTER_UPDATE', node.id, serverId, 'update', { flavor: 'm1.small' });
+
+      expect((await w.apply.execute(order)).retryInMs).toBeGreaterThan(0);
+      expect(await w.node(node.id)).toMatchObject({ status: 'UPDATING', status_reason: 'Update in progress' });
+      expect(await w.results(order.action_id)).toEqual([]);
+
+      await db.dataSource.query('UPDATE work_orders SET next_attempt_at = now() WHERE action_id = $1', [order.action_id]);
+      const exhausted = new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
+        concurrency: 1,
+        leaseSeconds: 30,
+        retry: { baseMs: 1_000, maxMs: 1_000, giveUpAfterSeconds: 0 },
+      });
+      await exhausted.execute(order, { redelivered: true });
+
+      expect((await w.node(node.id))!).toMatchObject({ status: 'ERROR', status_reason: expect.stringContaining('Service Unavailable') });
+      expect((await w.results(order.action_id))[0]).toMatchObject({ outcome: 'FAILED' });
+    });
+
+    it('a server Nova no longer has fails the update with Senlin\'s text', async () => {
+      const { node, serverId } = await taggedNode();
+      nova.servers.delete(serverId);
+      await w.apply.execute(opsOrder('NODE_UPDATE', node.id, serverId, 'update', { image: 'image-new' }));
+
+      expect(await w.node(node.id)).toMatchObject({ status: 'ERROR', status_reason: `Failed in updating server '${serverId}': Instance ${serverId} could not be found.` });
+    });
   });
 });

@@ -1,6 +1,6 @@
-import type { ServerOpDto, WorkOrderMessage } from '@trellis/contracts';
+import type { ServerOpDto, ServerUpdateParams, WorkOrderMessage } from '@trellis/contracts';
 import { errorMessage } from '@trellis/common';
-import type { NovaPort, Server, ServerAction } from '@trellis/nova';
+import { TRELLIS_ACTION_KEY, TRELLIS_CLUSTER_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server, type ServerAction } from '@trellis/nova';
 
 /**
  * Senlin's node check, recover and operations on one node's server (senlin/engine/node.py do_check,
@@ -87,9 +87,13 @@ const novaSays = (e: unknown): string => {
 const failedIn = (gerund: string, serverId: string, message: string) =>
   `Failed in ${gerund} server '${serverId}': ${message.replace(/\.$/, '')}.`;
 
+/** Orders whose `update` ops move servers to a new profile. */
+export const UPDATE_ACTIONS = ['NODE_UPDATE', 'CLUSTER_UPDATE'];
+
 export async function runServerOp(run: OpRun): Promise<OpOutcome> {
   const { order, op } = run;
   if (order.action === 'NODE_CHECK') return check(run);
+  if (UPDATE_ACTIONS.includes(order.action)) return update(run);
   const serverId = op.physical_id;
   if (order.action === 'NODE_RECOVER') {
     if (!serverId) return { ok: false, detail: 'the node has no server to recover', node: null };
@@ -149,17 +153,95 @@ async function perform(run: OpRun, serverId: string, spec: OpSpec, params: Recor
     return { error: failedIn(spec.gerund, serverId, novaSays(e)) };
   }
   if (!spec.settles) return {};
+  const settled = await settle(run, serverId, spec.settles);
+  return settled.error ? { ...settled, error: failedIn(spec.gerund, serverId, settled.error) } : settled;
+}
+
+/** Polls the server until it is in one of `statuses`; `error` is why it will not get there. */
+async function settle(run: OpRun, serverId: string, statuses: string[]): Promise<{ gone?: boolean; error?: string }> {
   const until = Date.now() + run.waitMs;
   for (;;) {
     const server = await run.nova.getServer(serverId);
     if (!server || server.status === 'DELETED') return { gone: true };
-    if (spec.settles.includes(server.status)) return {};
-    if (server.status === 'ERROR') {
-      return { error: failedIn(spec.gerund, serverId, server.fault?.message || 'the server went to ERROR') };
-    }
+    if (statuses.includes(server.status)) return {};
+    if (server.status === 'ERROR') return { error: server.fault?.message || 'the server went to ERROR' };
     if (Date.now() >= until) {
-      return { error: failedIn(spec.gerund, serverId, `the server did not become ${spec.settles.join(' or ')} within ${Math.round(run.waitMs / 1000)} s (it is ${server.status})`) };
+      return { error: `the server did not become ${statuses.join(' or ')} within ${Math.round(run.waitMs / 1000)} s (it is ${server.status})` };
     }
     await new Promise((r) => setTimeout(r, run.pollMs));
   }
+}
+
+/** The update op's params as the engine wrote them; anything else in the message is ignored. */
+function updateParams(p: Record<string, unknown>): ServerUpdateParams {
+  const metadata = p.metadata;
+  const isStringMap =
+    metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) && Object.values(metadata).every((v) => typeof v === 'string');
+  return { image: str(p.image), flavor: str(p.flavor), name: str(p.name), metadata: isStringMap ? (metadata as Record<string, string>) : undefined };
+}
+
+/** Trellis's tags on a server (idempotency.ts): a metadata update keeps them. */
+const TRELLIS_KEYS = [TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, TRELLIS_CLUSTER_KEY];
+
+/** the flavor (an id or a name) is the one the server runs, as far as Nova's view of it tells */
+const runsFlavor = (server: Server, flavor: string) => server.flavor?.id === flavor || server.flavor?.name === flavor;
+
+/** A step of an update that ends it (the server is gone or went to ERROR, or a wait ran out), with why. */
+class UpdateStopped extends Error {}
+
+/**
+ * Senlin's server.py do_update, in its order: a new image rebuilds the server (with the new name,
+ * if any), else a new name renames it; a new flavor resizes it and confirms the resize once it
+ * waits in VERIFY_RESIZE; new metadata replaces the profile's (Trellis's tags stay). A step that
+ * finds its change made already (a retried order) is skipped. Failures are Senlin's "Failed in
+ * updating server '<id>': ..." and turn the node ERROR; success is ACTIVE 'Update succeeded'.
+ */
+async function update(run: OpRun): Promise<OpOutcome> {
+  const { nova, op } = run;
+  const serverId = op.physical_id;
+  if (!serverId) return { ok: false, detail: `the node ${op.node_id} has no server`, node: null };
+  const params = updateParams(op.params);
+  const failed = (message: string): OpOutcome => {
+    const reason = failedIn('updating', serverId, message);
+    return { ok: false, detail: reason, node: { status: 'ERROR', reason } };
+  };
+  const gone = `Instance ${serverId} could not be found`;
+  const wait = async (statuses: string[]) => {
+    const settled = await settle(run, serverId, statuses);
+    if (settled.gone || settled.error) throw new UpdateStopped(settled.error ?? gone);
+  };
+  try {
+    let server = await nova.getServer(serverId);
+    if (!server || server.status === 'DELETED') return failed(gone);
+    if (params.flavor && server.status === 'VERIFY_RESIZE' && runsFlavor(server, params.flavor)) {
+      // an earlier try of this order resized the server and stopped before confirming
+      await nova.serverAction(serverId, { action: 'confirmResize' });
+      await wait(['ACTIVE', 'SHUTOFF']);
+      server = (await nova.getServer(serverId)) ?? server;
+    }
+    if (params.image && server.imageId !== params.image) {
+      await nova.serverAction(serverId, { action: 'rebuild', imageRef: params.image, name: params.name });
+      // Nova rebuilds a stopped server into SHUTOFF
+      await wait(['ACTIVE', 'SHUTOFF']);
+    } else if (params.name && server.name !== params.name) {
+      await nova.updateServer(serverId, { name: params.name });
+    }
+    if (params.flavor && !runsFlavor(server, params.flavor)) {
+      await nova.serverAction(serverId, { action: 'resize', flavorRef: params.flavor });
+      await wait(['VERIFY_RESIZE']);
+      await nova.serverAction(serverId, { action: 'confirmResize' });
+      await wait(['ACTIVE', 'SHUTOFF']);
+    }
+    if (params.metadata) {
+      const now = (await nova.getServer(serverId)) ?? server;
+      const kept = Object.fromEntries(TRELLIS_KEYS.filter((k) => now.metadata[k] !== undefined).map((k) => [k, now.metadata[k]]));
+      await nova.setServerMetadata(serverId, { ...params.metadata, ...kept });
+    }
+  } catch (e) {
+    if (e instanceof UpdateStopped) return failed(e.message);
+    if (isTransientOpError(e)) throw e;
+    if ((e as { status?: number }).status === 404) return failed(gone);
+    return failed(novaSays(e));
+  }
+  return { ok: true, detail: null, node: { status: 'ACTIVE', reason: 'Update succeeded' } };
 }

@@ -7,7 +7,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { bootWaves, waitUntilPlaced } from './affinity-seeds';
 import { buildServerRequest } from './server-request';
 import { NODE_STATE, ORDER_STATE, completeOrderIfDone, writeWorkResult, type NodeState, type OrderState } from '../builds/complete-order';
-import { runServerOp, type OpOutcome } from '../ops/server-ops';
+import { UPDATE_ACTIONS, runServerOp, type OpOutcome } from '../ops/server-ops';
 import { mapLimit } from '../map-limit';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
 import { OrderHeartbeat, claimOrder, fencedUpdate, type HeldOrder, type OrderClaim } from './order-lease';
@@ -191,7 +191,6 @@ export class ApplyWorkOrderUseCase {
    */
   private async applyOps(order: WorkOrderMessage, claim: HeldOrder, nova: NovaPort, log: Logger): Promise<ApplyResult> {
     const ops = order.server_ops ?? [];
-    const ended = await this.endedStatus(order.action_id);
     const rows: Array<{ id: string; status: string; status_reason: string }> = await this.dataSource.query(
       'SELECT id, status, status_reason FROM nodes WHERE id = ANY($1)',
       [ops.map((o) => o.node_id)],
@@ -201,13 +200,16 @@ export class ApplyWorkOrderUseCase {
     const outcomes: Array<{ op: (typeof ops)[number]; outcome: OpOutcome }> = [];
     for (const op of ops) {
       const node = nodes.get(op.node_id);
-      // the safe point of a cancel (or a timeout): no Nova call for an action that has ended
-      const outcome: OpOutcome = ended
-        ? { ok: false, detail: `the action ended ${ended} before Nova was asked`, node: null }
-        : !node
-          ? { ok: false, detail: `The node '${op.node_id}' could not be found.`, node: null }
-          : await runServerOp({ nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason });
-      outcomes.push({ op, outcome });
+      // the safe point of a cancel (or a timeout), before each node: no Nova call for an action that has ended
+      const ended = await this.endedStatus(order.action_id);
+      if (ended || !node) {
+        const detail = ended ? `the action ended ${ended} before Nova was asked` : `The node '${op.node_id}' could not be found.`;
+        outcomes.push({ op, outcome: { ok: false, detail, node: null } });
+        continue;
+      }
+      if (UPDATE_ACTIONS.includes(order.action) && op.physical_id) await this.markUpdating(op.node_id);
+      const run = { nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason };
+      outcomes.push({ op, outcome: await runServerOp(run) });
     }
     const now = new Date();
     const fenced = await inTransaction(this.dataSource, async (m) => {
@@ -226,11 +228,12 @@ export class ApplyWorkOrderUseCase {
       await writeWorkResult(m, order.action_id, order, now, {
         outcome: failed.length ? 'FAILED' : 'SUCCEEDED',
         reason: failed.length ? `${opFailure(order, failed[0].op.op)}: ${failed[0].outcome.detail}` : 'The server operations completed.',
+        // a node is reported ACTIVE only when its operation succeeded (the engine stores a node's update then)
         nodes: outcomes.map(({ op, outcome }) => ({
           node_id: op.node_id,
-          status: outcome.node?.status === 'ERROR' ? 'ERROR' : 'ACTIVE',
+          status: outcome.ok && outcome.node?.status !== 'ERROR' ? 'ACTIVE' : 'ERROR',
           physical_id: outcome.node?.clearPhysicalId ? null : op.physical_id,
-          reason: outcome.node?.status === 'ERROR' ? outcome.node.reason : null,
+          reason: outcome.node?.status === 'ERROR' ? outcome.node.reason : outcome.ok ? null : outcome.detail,
         })),
         groups: {},
       });
@@ -279,6 +282,14 @@ export class ApplyWorkOrderUseCase {
       recorded: failed,
     });
     return { ...none, applied: failed, failed: failed ? order.create_servers.length : 0 };
+  }
+
+  /** Senlin's node.do_update: the node is UPDATING while its server is updated. */
+  private async markUpdating(nodeId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE nodes SET status = 'UPDATING', status_reason = 'Update in progress', updated_at = $2 WHERE id = $1`,
+      [nodeId, new Date()],
+    );
   }
 
   /** The action's status when it has ended (SUCCEEDED, FAILED, CANCELLED), else null. */
@@ -390,6 +401,8 @@ export class ApplyWorkOrderUseCase {
 function opFailure(order: WorkOrderMessage, op: string): string {
   if (order.action === 'NODE_CHECK') return 'Node check failed';
   if (order.action === 'NODE_RECOVER') return 'Node recover failed';
+  if (order.action === 'NODE_UPDATE') return 'Node update failed';
+  if (order.action === 'CLUSTER_UPDATE') return 'Failed in updating nodes';
   return `Node operation '${op}' failed`;
 }
 

@@ -77,7 +77,12 @@ export async function deferOrder(
 export async function failOrderNodes(m: EntityManager, order: WorkOrderMessage, reason: string): Promise<void> {
   const now = new Date();
   if (order.server_ops?.length) {
-    // an operation that never reached Nova leaves its node as it was; the action fails with the reason
+    // an operation that never reached Nova leaves its node as it was; the action fails with the
+    // reason; a node an update left UPDATING (a try that met a transient error) fails with it
+    await m.query(
+      `UPDATE nodes SET status = 'ERROR', status_reason = $2, updated_at = $3 WHERE id = ANY($1) AND status = 'UPDATING'`,
+      [order.server_ops.map((o) => o.node_id), reason, now],
+    );
     await m.query(
       `UPDATE work_orders SET last_error = $2, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, next_attempt_at = NULL
         WHERE action_id = $1`,

@@ -63,8 +63,32 @@ export class FakeNova implements Partial<NovaPort> {
       throw new NovaError({ service: 'compute', status: 409, method: 'POST', path: `/servers/${id}/action`, serviceMessage: this.refuseActions });
     }
     this.actions.push({ id, action });
-    const settled: Record<string, string> = { 'os-stop': 'SHUTOFF', pause: 'PAUSED', suspend: 'SUSPENDED', rescue: 'RESCUE' };
+    const settled: Record<string, string> = { 'os-stop': 'SHUTOFF', pause: 'PAUSED', suspend: 'SUSPENDED', rescue: 'RESCUE', resize: 'VERIFY_RESIZE' };
     if (!['lock', 'unlock', 'changePassword'].includes(action.action)) server.status = settled[action.action] ?? 'ACTIVE';
+    if (action.action === 'rebuild') Object.assign(server, { imageId: action.imageRef ?? server.imageId }, action.name ? { name: action.name } : {});
+    if (action.action === 'resize') {
+      server.flavor = { id: null, name: action.flavorRef };
+      if (this.resizeFault) Object.assign(server, { status: 'ERROR', fault: { code: 500, message: this.resizeFault } });
+    }
+  }
+
+  /** set to make a resize end in ERROR with this fault */
+  resizeFault: string | null = null;
+  /** PUT /servers/{id} and PUT /servers/{id}/metadata calls, in order */
+  readonly updates: Array<{ id: string; name?: string; metadata?: Record<string, string> }> = [];
+
+  async updateServer(id: string, changes: { name: string }): Promise<void> {
+    const server = this.servers.get(id);
+    if (!server) throw new NovaError({ service: 'compute', status: 404, method: 'PUT', path: `/servers/${id}`, serviceMessage: `Instance ${id} could not be found.` });
+    this.updates.push({ id, name: changes.name });
+    server.name = changes.name;
+  }
+
+  async setServerMetadata(id: string, metadata: Record<string, string>): Promise<void> {
+    const server = this.servers.get(id);
+    if (!server) throw new NovaError({ service: 'compute', status: 404, method: 'PUT', path: `/servers/${id}/metadata`, serviceMessage: `Instance ${id} could not be found.` });
+    this.updates.push({ id, metadata });
+    server.metadata = { ...metadata };
   }
 
   readonly groups = new Map<string, ServerGroup>();

@@ -26,6 +26,7 @@ import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 import { storeDecision } from './store-decision';
 import { writeActionState } from './action-rows';
+import { applyNodeUpdates, tagUpdatedNodes } from './node-updates';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
 
@@ -112,9 +113,11 @@ export class RunActionUseCase {
     await this.insertNodes(m, action, decision.plan, now, cluster);
     if (decision.plan.membership) await applyMembership(m, action, decision.plan.membership, now);
     await this.markVictims(m, action, decision.plan, now);
+    await tagUpdatedNodes(m, action, decision.plan, now);
     await writeActionState(m, action);
 
     if (!needsNova(decision.plan)) {
+      await applyNodeUpdates(m, decision.plan, 'all', now);
       await finishAction(m, action, { status: 'SUCCEEDED', reason: decision.plan.success_reason, plan: decision.plan, now });
       return { kind: 'finished', status: 'SUCCEEDED', reason: decision.plan.success_reason };
     }
@@ -179,6 +182,7 @@ export class RunActionUseCase {
       CLUSTER_RESIZE: 'RESIZING',
       CLUSTER_DEL_NODES: 'RESIZING',
       CLUSTER_RECOVER: 'RECOVERING',
+      CLUSTER_UPDATE: 'UPDATING',
     };
     const set: Partial<ClusterEntity> = { ...(plan.cluster_update ?? {}), updated_at: now };
     if (busy[action.action]) {

@@ -72,6 +72,19 @@ describe('DeadlineSupervisor: every action ends', () => {
     expect(finished.payload.status).toBe('FAILED');
   });
 
+  it('fails the node an overdue update left UPDATING', async () => {
+    const overdue = await runningScaleOut(5, 6);
+    await db.dataSource.query(`UPDATE actions SET action = 'CLUSTER_UPDATE' WHERE id = $1`, [overdue.actionId]);
+    await db.dataSource.query(`UPDATE nodes SET status = 'UPDATING', status_reason = 'Update in progress' WHERE id = $1`, [overdue.nodeId]);
+
+    await new DeadlineSupervisor(db.dataSource, silentLogger, { intervalSeconds: 1 }).failOverdue();
+
+    expect(await db.dataSource.getRepository(NodeEntity).findOneBy({ id: overdue.nodeId })).toMatchObject({
+      status: 'ERROR',
+      status_reason: 'CLUSTER_UPDATE timed out after 5 s.',
+    });
+  });
+
   it('records a result that arrives after the action timed out, and does not apply it', async () => {
     const { actionId, clusterId, nodeId } = await runningScaleOut(5, 6);
     await new DeadlineSupervisor(db.dataSource, silentLogger, { intervalSeconds: 1 }).failOverdue();

@@ -103,7 +103,7 @@ export class DeadlineSupervisor {
       : `${action.action} timed out after ${action.timeout} s.`;
     await m.query(
       `UPDATE nodes SET status = 'ERROR', status_reason = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-        WHERE action_id = $1 AND status IN ('INIT', 'CREATING', 'DELETING')`,
+        WHERE action_id = $1 AND status IN ('INIT', 'CREATING', 'DELETING', 'UPDATING')`,
       [id, reason, now],
     );
     const decided: Array<{ plan: EnginePlan }> = await m.query('SELECT plan FROM decisions WHERE action_id = $1', [id]);

@@ -11,6 +11,7 @@ import { defaultIds, type Evaluator } from '@trellis/decisions';
 import type { EnginePlan } from '@trellis/decisions';
 import { loadSnapshot } from '@trellis/decisions';
 import { finishAction } from './finish-action';
+import { applyNodeUpdates } from '../actions/node-updates';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 import { recordLateResult } from '../deadline/deadline-supervisor';
 
@@ -54,6 +55,8 @@ export class ApplyWorkResultUseCase {
       if (result.outcome === 'SUCCEEDED' && POST_OP_ACTIONS.has(action.action) && action.cluster_id) {
         await this.postOp(m, action, now);
       }
+      // each node whose server update succeeded stores its update, even when another node's failed
+      await applyNodeUpdates(m, plan, new Set(result.nodes.filter((n) => n.status === 'ACTIVE').map((n) => n.node_id)), now);
       const cleanup = await this.drift?.cleanup.begin(m, action, plan, result, outputs, now);
       if (cleanup && cleanup.kind !== 'kept') return 'finished' as const;
       const note = cleanup?.kind === 'kept' && cleanup.note ? ` ${cleanup.note}` : '';

@@ -111,6 +111,9 @@ async function applySuccess(m: EntityManager, action: ActionEntity, f: Finish): 
   } else if (b?.op === 'update') {
     await bindings.update({ id: b.binding_id }, { enabled: b.enabled });
   }
+  if (f.plan.cluster_profile_id && action.cluster_id) {
+    await m.getRepository(ClusterEntity).update({ id: action.cluster_id }, { profile_id: f.plan.cluster_profile_id });
+  }
   if (f.plan.delete_cluster && action.cluster_id) {
     await bindings.delete({ cluster_id: action.cluster_id });
     await m.getRepository(NodeEntity).update({ cluster_id: action.cluster_id }, { cluster_id: null });

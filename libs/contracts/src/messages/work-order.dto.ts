@@ -64,7 +64,8 @@ export class ServerDeleteDto {
 /**
  * An operation on a node's existing server (NODE_CHECK, NODE_RECOVER, NODE_OPERATION): `check`
  * looks the server up, `rebuild`/`reboot`/`start`/`stop`/... are Nova server actions with the
- * profile operation's parameters.
+ * profile operation's parameters; `update` (NODE_UPDATE, CLUSTER_UPDATE with a new profile) moves
+ * the server to a new profile, its params a ServerUpdateParams.
  */
 export class ServerOpDto {
   @IsUUID()
@@ -79,6 +80,21 @@ export class ServerOpDto {
 
   @IsObject()
   params: Record<string, unknown> = {};
+}
+
+/**
+ * The params of an `update` server op: what the new profile changes, each key only when it
+ * changes (the engine compares the old and new profiles' properties).
+ */
+export interface ServerUpdateParams {
+  /** rebuild from this image (an id, or a name the worker's client looks up) */
+  image?: string;
+  /** resize to this flavor (an id or a name), then confirm */
+  flavor?: string;
+  /** the server's new name */
+  name?: string;
+  /** the profile's metadata the server carries from now on (Trellis's own tags are kept) */
+  metadata?: Record<string, string>;
 }
 
 export class ServerGroupCreateDto {
