@@ -5,7 +5,7 @@ import { isMap, toBool } from '../shared/body';
 import { ActionEntity, ClusterEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { ACTION_NAME_FILTER, parseListQuery, runList } from '../shared/list-query';
+import { ACTION_NAME_FILTER, parseListQuery, runList, whereUuidIn } from '../shared/list-query';
 import { ActionStatuses } from '@trellis/contracts';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
@@ -42,10 +42,10 @@ export class ActionsService {
         const cluster = await lookup(manager, ClusterEntity, identity, { project: q.globalProject ? null : req.caller.projectId });
         ids.push(cluster?.id ?? identity);
       }
-      qb.andWhere('CAST(a.cluster_id AS text) IN (:...clusterIds)', { clusterIds: ids });
+      whereUuidIn(qb, 'cluster_id', ids, 'clusterIds');
     }
     if (q.filters.name) qb.andWhere('a.name IN (:...names)', { names: q.filters.name });
-    if (q.filters.target) qb.andWhere('CAST(a.target AS text) IN (:...targets)', { targets: q.filters.target });
+    if (q.filters.target) whereUuidIn(qb, 'target', q.filters.target, 'targets');
     if (q.filters.action) qb.andWhere('a.action IN (:...actions)', { actions: q.filters.action });
     if (q.filters.status) qb.andWhere('a.status IN (:...statuses)', { statuses: q.filters.status });
     const rows = await runList(qb, q, req.caller, [{ key: 'created_at', dir: 'ASC' }]);

@@ -6,7 +6,7 @@ import { badRequest } from '@trellis/common';
 import { ClusterEntity, EventEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { ACTION_NAME_FILTER, parseListQuery, runList } from '../shared/list-query';
+import { ACTION_NAME_FILTER, parseListQuery, runList, whereUuidIn } from '../shared/list-query';
 import { INT4_MAX, pyList } from '../shared/body';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
@@ -54,9 +54,9 @@ export class EventsController {
         const cluster = await lookup(manager, ClusterEntity, identity, { project: q.globalProject ? null : req.caller.projectId });
         ids.push(cluster?.id ?? identity);
       }
-      qb.andWhere('CAST(e.cluster_id AS text) IN (:...clusterIds)', { clusterIds: ids });
+      whereUuidIn(qb, 'cluster_id', ids, 'clusterIds');
     }
-    if (q.filters.oid) qb.andWhere('CAST(e.oid AS text) IN (:...oids)', { oids: q.filters.oid });
+    if (q.filters.oid) whereUuidIn(qb, 'oid', q.filters.oid, 'oids');
     if (q.filters.oname) qb.andWhere('e.oname IN (:...onames)', { onames: q.filters.oname });
     if (q.filters.otype) qb.andWhere('e.otype IN (:...otypes)', { otypes: q.filters.otype });
     if (q.filters.action) qb.andWhere('e.action IN (:...actions)', { actions: q.filters.action });

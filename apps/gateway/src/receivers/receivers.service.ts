@@ -9,7 +9,7 @@ import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { checkKeys, checkName, envelope, isMap, show, stringField, type Json } from '../shared/body';
-import { isUuid, parseListQuery, runList } from '../shared/list-query';
+import { isUuid, parseListQuery, runList, whereUuidIn } from '../shared/list-query';
 import { lookup, mustFind } from '../shared/lookup';
 import { TrustBroker } from '../trusts/trust-broker';
 import { CLUSTER_ACTION_NAMES, RECEIVER_TYPES, WEBHOOK_ACTION_KEYS } from './receiver-actions';
@@ -97,7 +97,7 @@ export class ReceiversService {
     if (q.filters.name) qb.andWhere('r.name IN (:...names)', { names: q.filters.name });
     if (q.filters.type) qb.andWhere('r.type IN (:...types)', { types: q.filters.type });
     if (q.filters.action) qb.andWhere('r.action IN (:...actions)', { actions: q.filters.action });
-    if (q.filters.cluster_id) qb.andWhere('CAST(r.cluster_id AS text) IN (:...clusters)', { clusters: q.filters.cluster_id });
+    if (q.filters.cluster_id) whereUuidIn(qb, 'cluster_id', q.filters.cluster_id, 'clusters');
     // the user filter came with microversion 1.4; Senlin drops it from older requests
     if (q.filters.user && req.version.atLeast('1.4')) qb.andWhere('r.user IN (:...users)', { users: q.filters.user });
     const rows = await runList(qb, q, req.caller, [{ key: 'created_at', dir: 'ASC' }]);

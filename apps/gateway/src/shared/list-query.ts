@@ -114,9 +114,30 @@ export function boolFilter(q: ListQuery, name: string): boolean | null {
 }
 
 /**
- * Runs a list query: project scope (unless global_project), the caller's sort (then the default,
- * then id, so pages are stable), then marker and limit. The marker is looked up in the ordered
- * result, as Senlin's paginate_query accepted any id of the filtered collection.
+ * The most items one list answer holds, with or without `limit`. Senlin had no bound (it loaded and
+ * serialised the whole collection); Trellis answers at most this many, as Nova's `max_limit` does:
+ * a larger `limit` is lowered to it, and a client pages on with `marker` (docs/ARCHITECTURE.md, Lists).
+ */
+export const MAX_LIST_LIMIT = 1000;
+
+/** The page size a list query runs with: the caller's `limit`, never above MAX_LIST_LIMIT. */
+export const pageSize = (q: Pick<ListQuery, 'limit'>): number => Math.min(q.limit ?? MAX_LIST_LIMIT, MAX_LIST_LIMIT);
+
+/** A sort key as SQL sees it: the column, its direction and whether it may be NULL. */
+interface OrderColumn {
+  column: string;
+  dir: 'ASC' | 'DESC';
+  nullable: boolean;
+}
+
+/**
+ * Runs a list query in SQL: project scope (unless global_project), the caller's sort (then the
+ * default, then id, so the order is total), the rows after the marker, and one page.
+ *
+ * The marker is Senlin's: the id of the last item of the previous page, which must be an item of
+ * this (filtered, scoped) collection. The rows after it are found by comparing each sort key with
+ * the marker row's own value, read by the database (a JavaScript Date would drop the microseconds),
+ * so a page deep in a million rows costs an index range scan, not a read of everything before it.
  */
 export async function runList<T extends ObjectLiteral & { id: string }>(
   qb: SelectQueryBuilder<T>,
@@ -126,16 +147,58 @@ export async function runList<T extends ObjectLiteral & { id: string }>(
 ): Promise<T[]> {
   const alias = qb.alias;
   if (!q.globalProject) qb.andWhere(`${alias}.project = :listProject`, { listProject: caller.projectId });
-  const keys = [...q.sort, ...defaultSort.filter((d) => !q.sort.some((s) => s.key === d.key))];
+  const keys = [...q.sort, ...defaultSort.filter((d) => !q.sort.some((s) => s.key === d.key)), { key: 'id', dir: 'ASC' as const }];
   keys.forEach((s, i) => (i === 0 ? qb.orderBy(`${alias}.${s.key}`, s.dir) : qb.addOrderBy(`${alias}.${s.key}`, s.dir)));
-  qb.addOrderBy(`${alias}.id`, 'ASC');
-  let rows = await qb.getMany();
   if (q.marker !== null) {
-    const at = rows.findIndex((r) => r.id === q.marker);
-    if (at < 0) throw badRequest(`Invalid value '${q.marker}' specified for 'marker'`);
-    rows = rows.slice(at + 1);
+    const found = await qb.clone().andWhere(`${alias}.id = :listMarker`, { listMarker: q.marker }).getExists();
+    if (!found) throw badRequest(`Invalid value '${q.marker}' specified for 'marker'`);
+    qb.andWhere(afterMarker(qb, keys), { listMarker: q.marker });
   }
-  return q.limit === null ? rows : rows.slice(0, q.limit);
+  return qb.limit(pageSize(q)).getMany();
+}
+
+/**
+ * `WHERE` text for "after the marker row in this order". PostgreSQL puts NULLs last in ascending
+ * and first in descending order; the comparisons follow that. Keys that all run one way and are
+ * never NULL compare as one row value, `(a, id) > (ma, mid)`, which an index on (…, a, id) answers
+ * directly; otherwise the first key's bound is repeated outside the OR so an index still narrows.
+ */
+function afterMarker<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, keys: SortKey[]): string {
+  const meta = qb.expressionMap.mainAlias!.metadata;
+  const columns: OrderColumn[] = keys.map((k) => {
+    const col = meta.findColumnWithPropertyPath(k.key);
+    if (!col) throw new Error(`list sort key ${k.key} is not a column of ${meta.tableName}`);
+    return { column: col.databaseName, dir: k.dir, nullable: col.isNullable };
+  });
+  const row = `${qb.escape(qb.alias)}.`;
+  const own = (c: OrderColumn) => row + qb.escape(c.column);
+  const marker = (c: OrderColumn) =>
+    `(SELECT m.${qb.escape(c.column)} FROM ${qb.escape(meta.tablePath)} m WHERE m.${qb.escape('id')} = :listMarker)`;
+  if (columns.every((c) => !c.nullable && c.dir === columns[0].dir)) {
+    const op = columns[0].dir === 'ASC' ? '>' : '<';
+    return `(${columns.map(own).join(', ')}) ${op} (${columns.map(marker).join(', ')})`;
+  }
+  const same = (c: OrderColumn) => (c.nullable ? `${own(c)} IS NOT DISTINCT FROM ${marker(c)}` : `${own(c)} = ${marker(c)}`);
+  const after = (c: OrderColumn) => {
+    const [a, m] = [own(c), marker(c)];
+    if (c.dir === 'ASC') return c.nullable ? `(${m} IS NOT NULL AND (${a} > ${m} OR ${a} IS NULL))` : `${a} > ${m}`;
+    return c.nullable ? `((${m} IS NULL AND ${a} IS NOT NULL) OR ${a} < ${m})` : `${a} < ${m}`;
+  };
+  const branches = columns.map((c, i) => [...columns.slice(0, i).map(same), after(c)].join(' AND '));
+  const first = columns[0];
+  const bound = first.nullable ? '' : `${own(first)} ${first.dir === 'ASC' ? '>=' : '<='} ${marker(first)} AND `;
+  return `${bound}((${branches.join(') OR (')}))`;
+}
+
+/**
+ * A filter on a uuid column (`cluster_id`, `oid`, `target`): the values given, compared as uuids so
+ * the column's index serves it. A value that is not a UUID names nothing (the column holds only
+ * UUIDs), so a filter of nothing but such values matches no row, as the text comparison did.
+ */
+export function whereUuidIn<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, column: string, values: readonly string[], param: string): void {
+  const ids = values.filter(isUuid).map((v) => v.toLowerCase());
+  if (ids.length === 0) qb.andWhere('1 = 0');
+  else qb.andWhere(`${qb.alias}.${column} IN (:...${param})`, { [param]: ids });
 }
 
 /** Senlin's action names (consts.CLUSTER_ACTION_NAMES + NODE_ACTION_NAMES), which its filters accept even where Trellis runs none. */
