@@ -1,11 +1,16 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { jsonb, tstz, type JsonObject } from './columns';
 
+/**
+ * The list indexes (migration 1795900000000) follow GET /v1/actions' order, created_at then id: one
+ * project's actions, one cluster's, everyone's (global_project).
+ */
 @Entity('actions')
 @Index(['target', 'status'])
-@Index(['cluster_id'])
+@Index(['cluster_id', 'created_at', 'id'])
 @Index(['status', 'lease_expires_at'])
-@Index(['project', 'created_at'])
+@Index(['project', 'created_at', 'id'])
+@Index(['created_at', 'id'])
 export class ActionEntity {
   @PrimaryColumn('uuid') id: string;
   /** e.g. cluster_scale_out_1a2b3c4d */

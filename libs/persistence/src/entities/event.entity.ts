@@ -1,9 +1,14 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { jsonb, tstz, type JsonObject } from './columns';
 
+/**
+ * GET /v1/events' order is timestamp then id: (project, timestamp, id) and (cluster_id, timestamp,
+ * id) serve one project's and one cluster's events (migration 1795900000000), retention's (timestamp)
+ * everyone's (global_project; ties sorted on id from there). Other sort keys sort in SQL.
+ */
 @Entity('events')
-@Index(['project', 'timestamp'])
-@Index(['cluster_id'])
+@Index(['project', 'timestamp', 'id'])
+@Index(['cluster_id', 'timestamp', 'id'])
 @Index(['oid'])
 @Index(['timestamp'])
 export class EventEntity {

@@ -1,11 +1,13 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { jsonb, tstz, type JsonObject } from './columns';
 
+/** (project, init_at, id): GET /v1/nodes' order for one project (migration 1795900000000). */
 @Entity('nodes')
 @Index(['cluster_id'])
 @Index(['project', 'name'])
 @Index(['action_id'])
 @Index(['status', 'lease_expires_at'])
+@Index(['project', 'init_at', 'id'])
 export class NodeEntity {
   /** chosen by the policy-engine in the decision, so a redelivered work order cannot add a row */
   @PrimaryColumn('uuid') id: string;

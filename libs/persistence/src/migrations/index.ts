@@ -4,6 +4,7 @@ import { ProjectCloudFacts1795500000000 } from './1795500000000-project-cloud-fa
 import { Trusts1795600000000 } from './1795600000000-trusts';
 import { WorkOrderLeases1795700000000 } from './1795700000000-work-order-leases';
 import { Receivers1795800000000 } from './1795800000000-receivers';
+import { ListIndexes1795900000000 } from './1795900000000-list-indexes';
 import { IdempotencyKeys1795910000000 } from './1795910000000-idempotency-keys';
 import { Services1795920000000 } from './1795920000000-services';
 import { RetentionIndexes1795930000000 } from './1795930000000-retention-indexes';
@@ -16,9 +17,10 @@ export const ALL_MIGRATIONS = [
   Trusts1795600000000,
   WorkOrderLeases1795700000000,
   Receivers1795800000000,
+  ListIndexes1795900000000,
   IdempotencyKeys1795910000000,
   Services1795920000000,
   RetentionIndexes1795930000000,
 ];
 
-export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000, Receivers1795800000000, IdempotencyKeys1795910000000, Services1795920000000, RetentionIndexes1795930000000 };
+export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000, Receivers1795800000000, ListIndexes1795900000000, IdempotencyKeys1795910000000, Services1795920000000, RetentionIndexes1795930000000 };
