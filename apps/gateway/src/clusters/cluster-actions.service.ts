@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { badRequest, conflict, notFound } from '@trellis/common';
 import { ClusterEntity, ClusterPolicyEntity, NodeEntity, PolicyEntity, ProfileEntity } from '@trellis/persistence/entities';
+import { In } from 'typeorm';
 import type { ClusterActionName } from '@trellis/contracts';
 import { ActionSubmitter } from '../actions/action-submitter';
 import { DecisionsService } from '../decisions/decisions.service';
@@ -20,7 +21,7 @@ import {
   stringListField,
   type Json,
 } from '../shared/body';
-import { lookup, mustFind } from '../shared/lookup';
+import { lookup, lookupMany, mustFind } from '../shared/lookup';
 
 /** The keys `POST /v1/clusters/{id}/actions` takes; RPC serves each as `cluster.<key>`. */
 export const CLUSTER_ACTION_KEYS = [
@@ -28,6 +29,12 @@ export const CLUSTER_ACTION_KEYS = [
   'recover', 'replace_nodes', 'complete_lifecycle',
 ] as const;
 const SUPPORTED: readonly string[] = CLUSTER_ACTION_KEYS;
+/**
+ * The most nodes one add_nodes or del_nodes request may name. Senlin had no bound; a cluster holds
+ * at most max_nodes_per_cluster (1000 by default) nodes, so a longer list cannot be right, and each
+ * name costs the lookup query a parameter.
+ */
+export const MAX_NODES_PER_REQUEST = 1000;
 /** Senlin's recovery operations (consts.RECOVERY_ACTIONS), named in any case. */
 const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
 
@@ -186,13 +193,10 @@ export class ClusterActionsService {
     if (owned.length) throw badRequest(`Nodes ${pyList(owned)} already owned by some cluster.`);
     const inactive = found.filter(([, n]) => n.status !== 'ACTIVE').map(([i]) => i);
     if (inactive.length) throw badRequest(`Nodes are not ACTIVE: ${pyList(inactive)}.`);
-    const profiles = tx.manager.getRepository(ProfileEntity);
-    const clusterProfile = await profiles.findOneBy({ id: cluster.profile_id });
-    const mismatched: string[] = [];
-    for (const [identity, node] of found) {
-      const profile = await profiles.findOneBy({ id: node.profile_id });
-      if (!profile || profile.type !== clusterProfile?.type) mismatched.push(identity);
-    }
+    const profileIds = [...new Set([cluster.profile_id, ...found.map(([, n]) => n.profile_id)])];
+    const types = new Map((await tx.manager.getRepository(ProfileEntity).findBy({ id: In(profileIds) })).map((p) => [p.id, p.type]));
+    const clusterType = types.get(cluster.profile_id);
+    const mismatched = found.filter(([, n]) => !types.has(n.profile_id) || types.get(n.profile_id) !== clusterType).map(([i]) => i);
     if (mismatched.length) throw badRequest(`Profile type of nodes ${pyList(mismatched)} does not match that of the cluster.`);
     const ids = [...new Set(found.map(([, n]) => n.id))];
     const error = checkSizeParams(cluster, cluster.desired_capacity + ids.length, null, null, true, this.config.maxNodesPerCluster);
@@ -254,11 +258,12 @@ export class ClusterActionsService {
     return { action: 'CLUSTER_REPLACE_NODES', inputs: { candidates: found } };
   }
 
+  /** The nodes named by ids, names or short ids, all in one query (at most MAX_NODES_PER_REQUEST). */
   private async findNodes(tx: Tx, req: ApiRequest, identities: string[]) {
+    const resolved = await lookupMany(tx.manager, NodeEntity, identities, { project: req.caller.projectId });
     const found: Array<[string, NodeEntity]> = [];
     const missing: string[] = [];
-    for (const identity of identities) {
-      const node = await lookup(tx.manager, NodeEntity, identity, { project: req.caller.projectId });
+    for (const [identity, node] of resolved) {
       if (node) found.push([identity, node]);
       else missing.push(identity);
     }
@@ -416,6 +421,9 @@ function policyIdField(data: Json): string {
 function nodesField(data: Json): string[] {
   const value = data.nodes ?? [];
   if (Array.isArray(value) && value.length === 0) throw badRequest("Value for 'nodes' must have at least 1 item(s).");
+  if (Array.isArray(value) && value.length > MAX_NODES_PER_REQUEST) {
+    throw badRequest(`Value for 'nodes' must have at most ${MAX_NODES_PER_REQUEST} item(s).`);
+  }
   if (!Array.isArray(value) || new Set(value.map((v) => JSON.stringify(v))).size !== value.length) {
     throw badRequest("Items for 'nodes' must be unique");
   }
