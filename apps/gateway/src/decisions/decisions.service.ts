@@ -10,6 +10,7 @@ import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { HostVisibility } from '../shared/host-visibility';
 import { mustFind } from '../shared/lookup';
+import { checkEvaluationRequest } from './evaluation-request';
 
 export interface DraftAction {
   action: string;
@@ -96,11 +97,9 @@ export class DecisionsService {
    * the snapshot the caller brought and reads nothing stored.
    */
   evaluate(body: unknown) {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw badRequest('The evaluation request must be a JSON object (a decision snapshot).');
-    }
+    const input = checkEvaluationRequest(body);
     try {
-      return evaluate(body as never, { registry: this.registry });
+      return evaluate(input, { registry: this.registry });
     } catch (e) {
       if (e instanceof EvaluationInputError) throw badRequest(e.message);
       throw e;
