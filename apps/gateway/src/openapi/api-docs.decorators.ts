@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import { MAX_API_VERSION } from '../core/api-version';
 import { SenlinError } from './response-bodies.dto';
+import { MAX_LIST_LIMIT } from '../shared/list-query';
 
 const LOCATION = {
   Location: { description: 'Absolute URL of the action to poll: <base>/v1/actions/<action_id>.', schema: { type: 'string', format: 'uri' } },
@@ -77,7 +78,7 @@ export function ListQuery(options: { filters: readonly string[]; sortKeys: reado
   );
   if (options.paging !== false) {
     decorators.push(
-      ApiQuery({ name: 'limit', required: false, type: Number, description: 'Page size.' }),
+      ApiQuery({ name: 'limit', required: false, type: Number, description: `Page size; at most ${MAX_LIST_LIMIT} (also without limit), a larger one is lowered to it.` }),
       ApiQuery({ name: 'marker', required: false, type: String, description: 'Id of the last object of the previous page.' }),
       ApiQuery({ name: 'global_project', required: false, type: Boolean, description: 'All projects (admin only).' }),
     );
