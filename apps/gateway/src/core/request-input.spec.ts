@@ -172,6 +172,15 @@ describe('hostile input: bad numbers, NUL characters, repeated parameters (issue
         'A key in cluster.metadata contains a NUL character.',
       );
     });
+
+    it('finds a NUL 10,000 levels deep in a body (the search must not exhaust the stack: a 500 before)', async () => {
+      const deep = `${'{"a":'.repeat(10_000)}"v\\u0000"${'}'.repeat(10_000)}`;
+      const res = await alice()
+        .post('/v1/profiles')
+        .set('Content-Type', 'application/json')
+        .send(`{"profile": {"name": "p", "spec": ${JSON.stringify(NOVA_PROFILE_SPEC)}, "metadata": ${deep}}}`);
+      expect400(res, `The value for profile.metadata${'.a'.repeat(10_000)} contains a NUL character.`);
+    });
   });
 
   describe('query parameters', () => {

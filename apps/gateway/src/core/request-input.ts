@@ -46,27 +46,48 @@ export function checkQueryParams(query: Record<string, unknown>): void {
 
 /** Refuses a NUL character in any string or key of a JSON body, naming where (`cluster.metadata.k`). */
 export function checkBodyText(body: unknown): void {
-  const where = findNul(body, '');
+  const where = findNul(body);
   if (where !== null) throw badRequest(where, 'HTTPBadRequest');
 }
 
-function findNul(value: unknown, path: string): string | null {
-  if (typeof value === 'string') {
-    return value.includes(NUL) ? `The value for ${path || 'the request body'} contains a NUL character.` : null;
-  }
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = findNul(item, `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes(NUL)) return `A key in ${path || 'the request body'} contains a NUL character.`;
-      const found = findNul(item, path ? `${path}.${key}` : key);
-      if (found) return found;
+/** A value to search, where it sits (its path is spelt out only to name a NUL), and whether its key holds one. */
+interface Visit {
+  value: unknown;
+  parent: Visit | null;
+  key: string | number | null;
+  nulKey: boolean;
+}
+
+/**
+ * Depth-first, in document order, without recursion: a body nested 10,000 levels deep (which JSON
+ * parses) must not exhaust the stack here, before any route can answer it with a 400.
+ */
+function findNul(body: unknown): string | null {
+  const stack: Visit[] = [{ value: body, parent: null, key: null, nulKey: false }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    if (visit.nulKey) return `A key in ${pathOf(visit.parent!) || 'the request body'} contains a NUL character.`;
+    const { value } = visit;
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) return `The value for ${pathOf(visit) || 'the request body'} contains a NUL character.`;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], parent: visit, key: i, nulKey: false });
+    } else if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i];
+        stack.push({ value: item, parent: visit, key, nulKey: key.includes(NUL) });
+      }
     }
   }
   return null;
+}
+
+/** `cluster.metadata.k`, `nodes[2]`; '' for the body itself */
+function pathOf(visit: Visit): string {
+  let path = '';
+  for (let v: Visit | null = visit; v !== null && v.key !== null; v = v.parent) {
+    path = typeof v.key === 'number' ? `[${v.key}]${path}` : `${v.parent?.key === null ? '' : '.'}${v.key}${path}`;
+  }
+  return path;
 }
