@@ -23,8 +23,6 @@ export interface TrustLookup {
 export interface NovaAccessOptions {
   /** how long an owner's trust id is reused without reading the database again (default 30 s) */
   lookupCacheMs?: number;
-  /** how long a trust Keystone confirmed is not asked about again by `asOwner(..., {verify})` (default 2 s) */
-  verifyCacheMs?: number;
   now?: () => number;
 }
 
@@ -42,9 +40,7 @@ export interface NovaAccessOptions {
  */
 export class NovaAccess {
   private readonly trustIds = new Map<string, { trustId: string; at: number }>();
-  private readonly verified = new Map<string, number>();
   private readonly lookupCacheMs: number;
-  private readonly verifyCacheMs: number;
   private readonly now: () => number;
 
   constructor(
@@ -58,7 +54,6 @@ export class NovaAccess {
     options: NovaAccessOptions = {},
   ) {
     this.lookupCacheMs = options.lookupCacheMs ?? 30_000;
-    this.verifyCacheMs = options.verifyCacheMs ?? 2_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -74,9 +69,11 @@ export class NovaAccess {
     return this.guarded(this.clients.forTrust(trustId), owner, trustId);
   }
 
+  /**
+   * Asked anew for every order, never cached: on the real cloud a scale-out ends in about a second,
+   * and a trust revoked right after it must fail the next order (a 2 s cache let it through).
+   */
   private async verify(owner: Owner, trustId: string): Promise<void> {
-    const at = this.verified.get(trustId);
-    if (at !== undefined && this.now() - at < this.verifyCacheMs) return;
     let found: { id: string } | null;
     try {
       found = await this.keystone!.get(trustId);
@@ -96,8 +93,6 @@ export class NovaAccess {
         trustId,
       );
     }
-    this.verified.set(trustId, this.now());
-    while (this.verified.size > 10_000) this.verified.delete(this.verified.keys().next().value as string);
   }
 
   private async trustOf(owner: Owner): Promise<string> {
@@ -150,7 +145,6 @@ export class NovaAccess {
 
   private async forget(owner: Owner, trustId: string): Promise<void> {
     this.trustIds.delete(`${owner.user}/${owner.project}`);
-    this.verified.delete(trustId);
     this.clients.evict(trustId);
     try {
       await this.dataSource.query('DELETE FROM trusts WHERE trust_id = $1', [trustId]);

@@ -208,7 +208,7 @@ export function fakeAccess(db: Database, nova: FakeNova) {
     evict: () => undefined,
   };
   const keystone = { get: async (trustId: string) => (refused.has(trustId) ? null : { id: trustId }) };
-  const access = new NovaAccess(db.dataSource, clients, port, silentLogger, keystone, { lookupCacheMs: 0, verifyCacheMs: 0 });
+  const access = new NovaAccess(db.dataSource, clients, port, silentLogger, keystone, { lookupCacheMs: 0 });
   return { access, asked, refuse: (trustId: string) => refused.add(trustId) };
 }
 
