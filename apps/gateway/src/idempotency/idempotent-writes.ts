@@ -59,11 +59,11 @@ export class IdempotentWrites {
   async answer(r: IdempotentRequest, write: () => Promise<WriteAnswer>): Promise<{ answer: WriteAnswer; replayed: boolean }> {
     const id: KeyId = { project: r.caller.projectId ?? '', user_id: r.caller.userId, transport: r.transport, key: r.key };
     const fingerprint = fingerprintOf(r.request);
-    const first = await stored(this.uow.manager, id);
-    if (first) return { answer: replay(first, fingerprint, r.key), replayed: true };
+    // one transaction whether the key is new or not: no read of the key before it (a commit of
+    // its own on every first request, which is nearly every request)
     return this.uow.runAsOne(async (tx) => {
       if (!(await claim(tx.manager, id, fingerprint))) {
-        // another request with the key committed while this one waited for its row
+        // the key's first request committed, before this one or while this one waited for its row
         const row = await stored(tx.manager, id);
         if (!row) throw conflict(`A request with the Idempotency-Key '${r.key}' was being handled; try again.`, 'IdempotencyKeyInUse');
         return { answer: replay(row, fingerprint, r.key), replayed: true };
