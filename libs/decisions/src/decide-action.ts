@@ -1,4 +1,3 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { ActionEntity } from '@trellis/persistence';
 import { evaluate, type EnginePlan as PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
 import type { ServerOpDto } from '@trellis/contracts';
@@ -7,6 +6,9 @@ import { propertiesOf, serverUpdate } from './profile-update';
 import type { Snapshot, SnapshotPolicy } from './load-snapshot';
 import { detectClusterDrift } from './drift/detect-drift';
 import { planRepair, repairIsEmpty } from './drift/plan-repair';
+import type { IdSource } from './ids';
+
+export { defaultIds, type IdSource } from './ids';
 
 /** The policy framework as the engine uses it (libs/policies, with the registry of this process). */
 export interface Evaluator {
@@ -26,17 +28,6 @@ export interface Decision {
   /** null when the action may go ahead; otherwise the reason it fails with, before touching Nova */
   failure: string | null;
 }
-
-export interface IdSource {
-  uuid(): string;
-  nodeName(): string;
-}
-
-/** Random ids: UUIDs, and Senlin's default node names `node-<8 hex>`. */
-export const defaultIds: IdSource = {
-  uuid: () => randomUUID(),
-  nodeName: () => `node-${randomBytes(4).toString('hex')}`,
-};
 
 const SUCCESS: Record<string, string> = {
   CLUSTER_CREATE: 'Cluster creation succeeded.',

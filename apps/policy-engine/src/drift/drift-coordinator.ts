@@ -19,7 +19,7 @@ import {
 } from '@trellis/decisions';
 import { ActionEntity, ActionStepEntity, ClusterEntity, NodeEntity } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
-import type { RunActionResult } from '../actions/run-action.usecase';
+import type { RunActionResult } from '../actions/run-action-result';
 import { storeDecision } from '../actions/store-decision';
 import { finishAction } from '../results/finish-action';
 import { FailedScaleOutCleanup } from '../results/failed-scale-out-cleanup';

@@ -1,5 +1,5 @@
 import type { Snapshot, SnapshotNode, SnapshotPolicy } from '../load-snapshot';
-import type { IdSource } from '../decide-action';
+import type { IdSource } from '../ids';
 import { detectClusterDrift } from './detect-drift';
 import { planRepair } from './plan-repair';
 import { fingerprintOf } from './findings';

@@ -1,4 +1,4 @@
-import type { IdSource } from '../decide-action';
+import type { IdSource } from '../ids';
 import type { Snapshot, SnapshotNode } from '../load-snapshot';
 import { ROLE_ANTI_AFFINITY_BINDING_KEY, readRoleAntiAffinityBinding, zoneOf } from './detect-drift';
 import { type Finding, type FindingKind } from './findings';
