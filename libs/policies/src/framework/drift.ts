@@ -33,7 +33,16 @@ export interface DriftContext {
   cloud: { availability_zones: readonly unknown[]; server_groups: readonly ServerGroupFact[] };
 }
 
-export type DriftFindingKind = 'group_missing' | 'member_outside_group' | 'role_node_ungrouped' | 'hosts_shared' | 'zone_imbalance' | 'policy_unreadable';
+/** What drift detection reports (issue 6); a type reports only kinds of this list. */
+export const DRIFT_FINDING_KINDS = [
+  'group_missing',
+  'member_outside_group',
+  'role_node_ungrouped',
+  'hosts_shared',
+  'zone_imbalance',
+  'policy_unreadable',
+] as const;
+export type DriftFindingKind = (typeof DRIFT_FINDING_KINDS)[number];
 
 /** One drift a policy type found; the engine adds the policy and binding it belongs to. */
 export interface PolicyDriftFinding {
