@@ -2,6 +2,10 @@
 const shared = require('./jest.shared');
 module.exports = {
   ...shared,
-  testMatch: ['<rootDir>/{apps,libs,cli,examples,plugins}/**/*.spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/{apps,libs,cli,examples,plugins}/**/*.spec.ts',
+    '<rootDir>/test/architecture/**/*.spec.ts',
+    '<rootDir>/test/e2e/**/*.e2e-spec.ts',
+  ],
   testTimeout: 60000,
 };

@@ -94,6 +94,7 @@ export class EngineModule {
           useFactory: () =>
             new DriftScheduler(deps.dataSource, log.child({ component: 'drift-scheduler' }), {
               intervalSeconds: deps.config.engine.driftIntervalSeconds,
+              driftAwareTypes: evaluator.driftAwareTypes(),
             }),
         },
         {

@@ -3,6 +3,7 @@ import type { ActionEntity } from '@trellis/persistence';
 import { createEvaluator, decideAction, type IdSource } from './decide-action';
 import { needsNova } from './engine-plan';
 import type { Snapshot, SnapshotNode } from './load-snapshot';
+import { driftTypesOf } from './drift/detect-drift';
 
 const registry = PolicyRegistry.withBuiltins();
 const evaluator = createEvaluator(registry);
@@ -217,7 +218,7 @@ describe('a standalone node (no cluster, no policy chain)', () => {
     cluster: null,
     node: { id: 'n-1', name: 'lonely', status: physical ? 'ACTIVE' : 'INIT', physical_id: physical, cluster_id: null },
   });
-  const refusing = { evaluate: () => { throw new Error('cluster: must be an object'); }, priorityOf: () => 0 };
+  const refusing = { evaluate: () => { throw new Error('cluster: must be an object'); }, priorityOf: () => 0, ...driftTypesOf(new PolicyRegistry()) };
 
   it('creates the server of the node the API made, without evaluating any policy', () => {
     const d = decideAction(standalone('NODE_CREATE'), lonely(null), refusing, ids());

@@ -1,15 +1,17 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { ActionEntity } from '@trellis/persistence';
 import { evaluate, type EnginePlan as PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
 import type { ServerOpDto } from '@trellis/contracts';
 import { emptyPlan, type EnginePlan, type NodeUpdate } from './engine-plan';
 import { propertiesOf, serverUpdate } from './profile-update';
 import type { Snapshot, SnapshotPolicy } from './load-snapshot';
-import { detectClusterDrift } from './drift/detect-drift';
+import { detectClusterDrift, driftTypesOf, type DriftTypes } from './drift/detect-drift';
 import { planRepair, repairIsEmpty } from './drift/plan-repair';
+import type { IdSource } from './ids';
+
+export { defaultIds, type IdSource } from './ids';
 
 /** The policy framework as the engine uses it (libs/policies, with the registry of this process). */
-export interface Evaluator {
+export interface Evaluator extends DriftTypes {
   evaluate(input: EvaluationInput, options: { newId: (kind: string) => string }): EvaluationOutput;
   /** PRIORITY of a `<type>-<version>`, copied into the binding at attach time */
   priorityOf(typeName: string): number;
@@ -26,17 +28,6 @@ export interface Decision {
   /** null when the action may go ahead; otherwise the reason it fails with, before touching Nova */
   failure: string | null;
 }
-
-export interface IdSource {
-  uuid(): string;
-  nodeName(): string;
-}
-
-/** Random ids: UUIDs, and Senlin's default node names `node-<8 hex>`. */
-export const defaultIds: IdSource = {
-  uuid: () => randomUUID(),
-  nodeName: () => `node-${randomBytes(4).toString('hex')}`,
-};
 
 const SUCCESS: Record<string, string> = {
   CLUSTER_CREATE: 'Cluster creation succeeded.',
@@ -198,7 +189,7 @@ export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator
 
   if (action.action === 'NODE_UPDATE') return decideNodeUpdate(action, none, plan);
 
-  if (action.action === 'CLUSTER_CHECK' || action.action === 'CLUSTER_REPAIR') return decideDrift(action, none, ids, plan);
+  if (action.action === 'CLUSTER_CHECK' || action.action === 'CLUSTER_REPAIR') return decideDrift(action, none, ids, plan, evaluator);
 
   if (action.action === 'CLUSTER_ADD_NODES' || action.action === 'CLUSTER_REPLACE_NODES' || action.action === 'CLUSTER_RECOVER') {
     return decideMembership(action, none, ids, plan);
@@ -352,10 +343,10 @@ function decideNodeUpdate(action: ActionEntity, snapshot: Snapshot, plan: Engine
  * answers them. The engine runs both on a snapshot taken right after the nova-worker looked at the
  * cloud again; a dry run judges the facts as last seen.
  */
-function decideDrift(action: ActionEntity, snapshot: Snapshot, ids: IdSource, plan: EnginePlan): Decision {
+function decideDrift(action: ActionEntity, snapshot: Snapshot, ids: IdSource, plan: EnginePlan, types: DriftTypes): Decision {
   // no policy hook runs: the snapshot is what the findings were judged on
   const base = { plan, input: snapshot, hook: 'none' as const, trace: [], failure: null };
-  const findings = detectClusterDrift(snapshot);
+  const findings = detectClusterDrift(snapshot, types);
   plan.findings = findings;
   if (action.action === 'CLUSTER_CHECK') {
     plan.success_reason = findings.length
@@ -363,7 +354,7 @@ function decideDrift(action: ActionEntity, snapshot: Snapshot, ids: IdSource, pl
       : 'Cluster checking completed: the cloud matches the policies.';
     return { ...base, output: { findings } };
   }
-  const repair = planRepair(snapshot, findings, ids, 'all');
+  const repair = planRepair(snapshot, findings, ids, 'all', types);
   plan.repair = repair;
   plan.success_reason = repairIsEmpty(repair)
     ? findings.length
@@ -395,5 +386,6 @@ export function createEvaluator(registry: PolicyRegistry): Evaluator {
   return {
     evaluate: (input, options) => evaluate(input, { registry, newId: options.newId }),
     priorityOf: (typeName) => registry.get(typeName).meta.priority,
+    ...driftTypesOf(registry),
   };
 }

@@ -4,9 +4,12 @@ import {
   AttachResult,
   DetachContext,
   DetachResult,
+  DriftContext,
+  GroupToRecreate,
   HookContext,
   InvalidSpecError,
   Policy,
+  PolicyDriftFinding,
   PolicyType,
   Schema,
   ServerGroupFact,
@@ -15,6 +18,7 @@ import {
   serverGroupPolicy,
 } from '@trellis/policies';
 import { ANTI_AFFINITY_POLICIES, AntiAffinityPolicy, BINDING_KEY, BINDING_VERSION, BoundGroup, readBindingData } from './binding-data';
+import { clusterDrift, groupToRecreate, withRecreatedGroups } from './cluster-drift';
 import { RolesFormatError, assignGroups, bearsRole, groupName, membersPerGroup, nodeRoles, profileRoles } from './plan';
 
 export const ROLE_ANTI_AFFINITY_TYPE = 'trellis.policy.role_anti_affinity';
@@ -52,7 +56,7 @@ interface PropertyProblem {
   // Same as affinity: both choose the group of new nodes and run beside zone placement.
   priority: 300,
   singleton: true,
-  hooks: ['validate', 'attach', 'detach', 'pre_op'],
+  hooks: ['validate', 'attach', 'detach', 'pre_op', 'drift'],
   bindingKey: BINDING_KEY,
   version: BINDING_VERSION,
   properties: {
@@ -78,6 +82,24 @@ export class RoleAntiAffinityPolicy extends Policy<RoleAntiAffinityProperties> {
   /** The listed roles, trimmed as profile roles are. */
   get roleSet(): ReadonlySet<string> {
     return (this.listed ??= new Set(this.properties.roles.map((r) => r.trim())));
+  }
+
+  /** Server groups and hosts change behind Trellis's back: a scaling action looks at the cloud again first. */
+  override get driftReadsCloud(): boolean {
+    return true;
+  }
+
+  override detectDrift(ctx: DriftContext): PolicyDriftFinding[] {
+    // the roles as the spec lists them; clusterDrift trims them as roleSet does
+    return clusterDrift(ctx, (this.spec.properties as { roles?: unknown } | undefined)?.roles);
+  }
+
+  override groupToRecreate(bindingData: Record<string, unknown> | null, groupId: string, clusterName: string): GroupToRecreate {
+    return groupToRecreate(bindingData, groupId, clusterName);
+  }
+
+  override withRecreatedGroups(bindingData: Record<string, unknown> | null, recreated: ReadonlyMap<string, string>): Record<string, unknown> {
+    return withRecreatedGroups(bindingData, recreated);
   }
 
   override validate(): void {

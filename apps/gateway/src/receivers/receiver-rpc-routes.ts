@@ -1,4 +1,4 @@
-import type { RpcRoute } from '../rpc/rpc-routes';
+import type { RpcRoute } from '../rpc/rpc-route';
 import type { ReceiversService } from './receivers.service';
 
 /**

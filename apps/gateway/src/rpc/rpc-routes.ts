@@ -8,7 +8,6 @@ import { ClustersService } from '../clusters/clusters.service';
 import { ClusterCollectService } from '../clusters/cluster-collect.service';
 import { BuildInfoController } from '../build-info/build-info.controller';
 import { ServicesController } from '../services/services.controller';
-import type { ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from '../decisions/decisions.service';
 import { EventsController } from '../events/events.controller';
 import { FindingsService } from '../findings/findings.service';
@@ -20,39 +19,9 @@ import { ProfileTypesController } from '../profiles/profile-types.controller';
 import { ProfilesService } from '../profiles/profiles.service';
 import { receiverRpcRoutes } from '../receivers/receiver-rpc-routes';
 import { ReceiversService } from '../receivers/receivers.service';
+import type { RpcCall, RpcResult, RpcRoute } from './rpc-route';
 
-/** One RPC request after the envelope, the microversion and the token were checked. */
-export interface RpcCall {
-  req: ApiRequest;
-  /** the path parameters the route names, as non-empty strings */
-  path: Record<string, string>;
-  /** every other parameter, as the REST query string would carry it */
-  query: Record<string, string | string[]>;
-  body: unknown;
-}
-
-export interface RpcResult {
-  /** the status the REST call answers with */
-  status: number;
-  /** the REST response body (`null` where REST sends the JSON document `null` or nothing) */
-  body: unknown;
-  /** set by operations that start an action: the action is committed when the result exists */
-  actionId?: string;
-}
-
-export interface RpcRoute {
-  /** the REST call this pattern stands for, for documentation and error messages */
-  rest: string;
-  /** path parameters, required in `params` */
-  path: readonly string[];
-  /** whether the REST call reads its query string; other routes refuse extra parameters */
-  query: boolean;
-  /** whether the REST call takes a JSON body; other routes refuse one */
-  body: boolean;
-  /** the policy rules the caller must pass, the REST route's (@Operation) */
-  operations(call: Omit<RpcCall, 'req'>): readonly string[];
-  run(call: RpcCall): Promise<RpcResult>;
-}
+export type { RpcCall, RpcResult, RpcRoute } from './rpc-route';
 
 /** What the routes call: the REST layer's services, or its controllers where the logic lives there. */
 export interface RpcTargets {

@@ -24,9 +24,12 @@ import { emptyPlan, needsNova, type EnginePlan } from '@trellis/decisions';
 import { loadSnapshot, type Snapshot } from '@trellis/decisions';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
+import type { RunActionResult } from './run-action-result';
 import { storeDecision } from './store-decision';
 import { writeActionState } from './action-rows';
 import { applyNodeUpdates, tagUpdatedNodes } from './node-updates';
+
+export type { RunActionResult } from './run-action-result';
 
 export const ENGINE_ACTIONS_CONSUMER = 'policy-engine.actions';
 
@@ -37,13 +40,6 @@ export interface RunActionOptions {
   /** drift checks before scaling, `check` and `repair` (issue 6); without it actions run as before */
   drift?: DriftCoordinator;
 }
-
-export type RunActionResult =
-  | { kind: 'duplicate' }
-  | { kind: 'not-runnable'; status: string }
-  | { kind: 'reordered' }
-  | { kind: 'finished'; status: string; reason: string }
-  | { kind: 'ordered'; creates: number; deletes: number };
 
 /**
  * Runs the policy chain for one action and commits, in ONE transaction, everything that follows

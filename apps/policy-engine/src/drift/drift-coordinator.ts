@@ -1,7 +1,6 @@
 import type { WorkResultMessage } from '@trellis/contracts';
 import type { Logger } from '@trellis/common';
 import {
-  ROLE_ANTI_AFFINITY_POLICY,
   decideAction,
   defaultIds,
   detectClusterDrift,
@@ -19,7 +18,7 @@ import {
 } from '@trellis/decisions';
 import { ActionEntity, ActionStepEntity, ClusterEntity, NodeEntity } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
-import type { RunActionResult } from '../actions/run-action.usecase';
+import type { RunActionResult } from '../actions/run-action-result';
 import { storeDecision } from '../actions/store-decision';
 import { finishAction } from '../results/finish-action';
 import { FailedScaleOutCleanup } from '../results/failed-scale-out-cleanup';
@@ -90,11 +89,12 @@ export class DriftCoordinator {
     if (!action.cluster_id) return null;
     const judging = action.action === 'CLUSTER_CHECK' || action.action === 'CLUSTER_REPAIR';
     if (!judging && !SCALING.has(action.action)) return null;
-    const aware = driftBindings(bindings ?? (await loadBindings(m, action.cluster_id)));
+    const aware = driftBindings(bindings ?? (await loadBindings(m, action.cluster_id)), this.evaluator);
     if (!aware.length) return null;
     // Zone placement alone is judged inside the decision, on the zones the nodes recorded; server
-    // groups and hosts change behind Trellis's back, so role anti-affinity needs a fresh look.
-    if (!judging && !aware.some((p) => p.type === ROLE_ANTI_AFFINITY_POLICY)) return null;
+    // groups and hosts change behind Trellis's back, so a type whose drift reads them (role
+    // anti-affinity) needs a fresh look.
+    if (!judging && !aware.some((p) => this.readsCloud(p))) return null;
 
     action.status = 'RUNNING';
     action.start_time = now.getTime() / 1000;
@@ -116,8 +116,8 @@ export class DriftCoordinator {
   async observe(m: EntityManager, action: ActionEntity, snapshot: Snapshot, now: Date): Promise<void> {
     if (!SCALING.has(action.action) || !action.cluster_id || !snapshot.cluster) return;
     if (driftStateOf(action.outputs)) return;
-    if (!driftBindings(snapshot.policies).length) return;
-    await recordFindings(m, action, detectClusterDrift(snapshot), now);
+    if (!driftBindings(snapshot.policies, this.evaluator).length) return;
+    await recordFindings(m, action, detectClusterDrift(snapshot, this.evaluator), now);
   }
 
   /** A RUNNING action sent again (resume, replay): its step in flight is ordered once more. */
@@ -190,7 +190,7 @@ export class DriftCoordinator {
       return this.beginRepair(m, action, state, decision.plan.repair, result.correlation_id, now);
     }
 
-    const findings = detectClusterDrift(snapshot);
+    const findings = detectClusterDrift(snapshot, this.evaluator);
     await recordFindings(m, action, findings, now);
     if (verifying) {
       const plan = state.repair!;
@@ -219,7 +219,7 @@ export class DriftCoordinator {
         now,
       );
     }
-    const repair = planRepair(snapshot, findings, this.ids, 'groups');
+    const repair = planRepair(snapshot, findings, this.ids, 'groups', this.evaluator);
     if (repairIsEmpty(repair)) return this.goOn(m, action, state, result.correlation_id);
     return this.beginRepair(m, action, state, repair, result.correlation_id, now);
   }
@@ -233,6 +233,15 @@ export class DriftCoordinator {
   }
 
   /** The next repair step, or what follows the last one: a last look (repair), or the scaling itself. */
+  /** Whether a binding's drift check reads cloud facts; a spec that no longer resolves is looked at again, to report it. */
+  private readsCloud(policy: SnapshotPolicy): boolean {
+    try {
+      return this.evaluator.driftPolicy(policy).driftReadsCloud;
+    } catch {
+      return true;
+    }
+  }
+
   private async advance(m: EntityManager, action: ActionEntity, state: DriftState, correlationId: string, now: Date): Promise<void> {
     const sent = await this.repair.next(m, action, state, correlationId, now);
     if (sent === 'sent') {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ActiveActionStatuses, Exchanges, RoutingKeys, SCHEMA_VERSION, type ActionRequestedMessage } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
-import { DRIFT_AWARE_TYPES } from '@trellis/decisions';
 import { ActionEntity, addToOutbox, inTransaction, row } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
 
 export interface DriftSchedulerOptions {
   /** TRELLIS_DRIFT_INTERVAL_SECONDS; 0 turns periodic checks off */
   intervalSeconds: number;
+  /** the loaded policy types that offer a drift check (`driftAwareTypes()` of the engine's evaluator) */
+  driftAwareTypes: readonly string[];
   /** clusters checked per round at most, so one round stays one short transaction */
   batchSize?: number;
 }
@@ -58,7 +59,7 @@ export class DriftScheduler {
               AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.cluster_id = c.id AND a.status = ANY($2::text[]))
               AND COALESCE((c.data->'drift'->>'checked_at')::timestamptz, 'epoch'::timestamptz) < $3
             ORDER BY c.id LIMIT $4 FOR UPDATE OF c SKIP LOCKED`,
-          [DRIFT_AWARE_TYPES, ActiveActionStatuses, new Date(now.getTime() - this.options.intervalSeconds * 1000), this.options.batchSize ?? 50],
+          [this.options.driftAwareTypes, ActiveActionStatuses, new Date(now.getTime() - this.options.intervalSeconds * 1000), this.options.batchSize ?? 50],
         );
         for (const c of due) {
           const id = randomUUID();

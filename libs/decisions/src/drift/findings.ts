@@ -1,13 +1,8 @@
-/** What drift detection reports (issue 6). */
-export const FINDING_KINDS = [
-  'group_missing',
-  'member_outside_group',
-  'role_node_ungrouped',
-  'hosts_shared',
-  'zone_imbalance',
-  'policy_unreadable',
-] as const;
-export type FindingKind = (typeof FINDING_KINDS)[number];
+import { DRIFT_FINDING_KINDS, type DriftFindingKind } from '@trellis/policies';
+
+/** What drift detection reports (issue 6): the policy framework's list, which the types report from. */
+export const FINDING_KINDS = DRIFT_FINDING_KINDS;
+export type FindingKind = DriftFindingKind;
 
 export interface Finding {
   kind: FindingKind;

@@ -1,6 +1,7 @@
-import type { IdSource } from '../decide-action';
-import type { Snapshot, SnapshotNode } from '../load-snapshot';
-import { ROLE_ANTI_AFFINITY_BINDING_KEY, readRoleAntiAffinityBinding, zoneOf } from './detect-drift';
+import { zoneOf, type GroupToRecreate } from '@trellis/policies';
+import type { IdSource } from '../ids';
+import type { Snapshot, SnapshotNode, SnapshotPolicy } from '../load-snapshot';
+import type { DriftTypes } from './detect-drift';
 import { type Finding, type FindingKind } from './findings';
 
 /**
@@ -54,7 +55,7 @@ export const groupRef = (ids: IdSource) => `ref:server_group:${ids.uuid()}`;
  * elsewhere); a zone distribution off its weights is rebalanced by replacing nodes of the zones over
  * their share into the zones under it, preferring nodes that are replaced anyway, then the newest.
  */
-export function planRepair(snapshot: Snapshot, findings: readonly Finding[], ids: IdSource, scope: RepairScope): RepairPlan {
+export function planRepair(snapshot: Snapshot, findings: readonly Finding[], ids: IdSource, scope: RepairScope, types: DriftTypes): RepairPlan {
   const plan: RepairPlan = { scope, findings: [], groups: [], binding_updates: [], replacements: [], left: [] };
   const cluster = snapshot.cluster;
   if (!cluster) return plan;
@@ -90,21 +91,14 @@ export function planRepair(snapshot: Snapshot, findings: readonly Finding[], ids
   // Vanished groups first: the other findings' nodes in them go to the new group.
   for (const f of wanted.filter((x) => x.kind === 'group_missing')) {
     const policy = snapshot.policies.find((p) => p.binding_id === f.binding_id);
-    const bound = policy ? readRoleAntiAffinityBinding(policy.binding_data) : 'the binding is gone';
-    if (!policy || typeof bound === 'string' || !f.group_id) {
-      plan.left.push({ kind: f.kind, message: f.message, reason: typeof bound === 'string' ? bound : 'no binding to recreate the group for' });
+    const group = policy ? groupToRecreate(policy, f.group_id ?? '', cluster.name, types) : 'the binding is gone';
+    if (!policy || typeof group === 'string' || !f.group_id) {
+      plan.left.push({ kind: f.kind, message: f.message, reason: typeof group === 'string' ? group : 'no binding to recreate the group for' });
       continue;
     }
-    const index = bound.groups.findIndex((g) => g.id === f.group_id);
     const ref = groupRef(ids);
     recreated.set(f.group_id, ref);
-    plan.groups.push({
-      ref,
-      name: bound.groups[index]?.name || `${cluster.name}-aa-${index + 1}`,
-      policy: bound.policy,
-      replaces: f.group_id,
-      binding_id: policy.binding_id!,
-    });
+    plan.groups.push({ ref, name: group.name, policy: group.policy, replaces: f.group_id, binding_id: policy.binding_id! });
     plan.findings.push(f);
     for (const id of f.node_ids) replace(id, f.kind, f.group_id);
   }
@@ -126,17 +120,20 @@ export function planRepair(snapshot: Snapshot, findings: readonly Finding[], ids
 
   for (const b of new Set(plan.groups.map((g) => g.binding_id))) {
     const policy = snapshot.policies.find((p) => p.binding_id === b)!;
-    const data = structuredClone(policy.binding_data) as Record<string, any>;
-    const entry = data[ROLE_ANTI_AFFINITY_BINDING_KEY]?.data;
-    for (const g of entry?.groups ?? []) {
-      const ref = recreated.get(g.id);
-      if (ref) Object.assign(g, { id: ref, created: true });
-    }
-    plan.binding_updates.push({ binding_id: b, data });
+    plan.binding_updates.push({ binding_id: b, data: types.driftPolicy(policy).withRecreatedGroups(policy.binding_data, recreated) });
   }
   const order = new Map(cluster.nodes.map((n, i) => [n.id, i]));
   plan.replacements = [...replaced.values()].sort((a, b) => order.get(a.old_node_id)! - order.get(b.old_node_id)!);
   return plan;
+}
+
+/** The vanished group as the binding's policy type creates it again, or why it cannot. */
+function groupToRecreate(policy: SnapshotPolicy, groupId: string, clusterName: string, types: DriftTypes): GroupToRecreate {
+  try {
+    return types.driftPolicy(policy).groupToRecreate(policy.binding_data, groupId, clusterName);
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 
 /** Moves nodes from zones over their share to zones under it, as few as the targets need. */

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import type { TransactionCommitEvent } from 'typeorm/subscriber/event/TransactionCommitEvent';
 import type { TransactionRollbackEvent } from 'typeorm/subscriber/event/TransactionRollbackEvent';
-import type { OutboxRow } from './outbox';
+import type { OutboxRow } from './outbox-row';
 
 /**
  * Hand-off of committed outbox rows to the relay of the same process, so a message costs no

@@ -4,6 +4,9 @@ import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import { optionalText, requireText, requireUuid } from '../guards';
 import { changedCount } from '../sql';
 import { handoffTarget, noteWritten } from './handoff';
+import type { OutboxRow } from './outbox-row';
+
+export type { OutboxRow } from './outbox-row';
 
 /** What `outboxStats` reports, for health checks and replay summaries. */
 export interface OutboxStats {
@@ -13,20 +16,6 @@ export interface OutboxStats {
   failing: number;
   /** age of the oldest pending row, null when nothing is pending */
   oldestPendingAgeMs: number | null;
-}
-
-/** A claimed outbox row as the relay reads it. */
-export interface OutboxRow {
-  /** bigint as a string */
-  id: string;
-  exchange: string;
-  routing_key: string;
-  message_id: string;
-  type: string | null;
-  correlation_id: string | null;
-  payload: unknown;
-  headers: Record<string, string | number | boolean> | null;
-  attempts: number;
 }
 
 /**

@@ -2,6 +2,7 @@ import { DecisionIndex } from '../resize/zone-index';
 import { SchemaMap } from '../schema/schema';
 import { PolicySpec } from '../schema/spec';
 import { CloudView } from './cloud';
+import { DriftContext, GroupToRecreate, PolicyDriftFinding } from './drift';
 import { RandomSource } from './random';
 import { BindingSnapshot, ClusterSnapshot, HookName, PolicyAction, VersionsMap, When } from './types';
 
@@ -161,6 +162,33 @@ export abstract class Policy<P = Record<string, unknown>> {
 
   postOp(_ctx: HookContext): string | void {}
 
+  /**
+   * Whether this type's drift check reads facts that change behind Trellis's back (server groups,
+   * hosts), so a scaling action looks at the cloud again before it is decided. Facts Trellis records
+   * itself (the zones nodes were placed in) are judged inside the decision.
+   */
+  get driftReadsCloud(): boolean {
+    return false;
+  }
+
+  /**
+   * Where the cloud strays from what this policy decided (the `drift` hook, framework/drift.ts).
+   * Types that do not declare the hook are never asked.
+   */
+  detectDrift(_ctx: DriftContext): PolicyDriftFinding[] {
+    return [];
+  }
+
+  /** The vanished group `groupId` of this binding, as a repair creates it again (types with the `drift` hook that own groups). */
+  groupToRecreate(_bindingData: Record<string, unknown> | null, _groupId: string, _clusterName: string): GroupToRecreate {
+    return 'the policy type does not re-create server groups';
+  }
+
+  /** The binding data once the groups `recreated` maps (old id → new id) exist again. */
+  withRecreatedGroups(bindingData: Record<string, unknown> | null, _recreated: ReadonlyMap<string, string>): Record<string, unknown> {
+    return structuredClone(bindingData ?? {});
+  }
+
   needCheck(when: When, action: PolicyAction): boolean {
     const targets = this.meta.targets;
     if (targets.length === 0) return true;
@@ -198,6 +226,7 @@ export const HOOK_METHODS: Record<HookName, keyof Policy> = {
   pre_op: 'preOp',
   post_op: 'postOp',
   need_check: 'needCheck',
+  drift: 'detectDrift',
 };
 
 /** Registers a class's declarations; the registry reads them when the class is registered. */

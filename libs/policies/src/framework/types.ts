@@ -4,7 +4,7 @@
  */
 
 export type When = 'BEFORE' | 'AFTER';
-export type HookName = 'validate' | 'attach' | 'detach' | 'pre_op' | 'post_op' | 'need_check';
+export type HookName = 'validate' | 'attach' | 'detach' | 'pre_op' | 'post_op' | 'need_check' | 'drift';
 
 export interface SupportStatus {
   status: 'EXPERIMENTAL' | 'SUPPORTED' | 'DEPRECATED' | 'UNSUPPORTED';

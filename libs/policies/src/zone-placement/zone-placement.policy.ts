@@ -1,3 +1,4 @@
+import { DriftContext, PolicyDriftFinding } from '../framework/drift';
 import { AttachContext, AttachResult, HookContext, InvalidSpecError, Policy, PolicyType, ValidateContext } from '../framework/policy';
 import { withKeys } from '../framework/plain-data';
 import { PolicyAction } from '../framework/types';
@@ -5,6 +6,7 @@ import { parseResizeParams } from '../resize/resize';
 import { zoneIndexFor } from '../resize/zone-index';
 import { pyRepr } from '../schema/py-format';
 import { Schema, pyInt } from '../schema/schema';
+import { zoneDrift } from './drift';
 import { WeightedZone, createZonePlan, zoneDistribution } from './plan';
 
 export interface ZonePlacementProperties {
@@ -33,7 +35,7 @@ export function affinityChoosesZone(properties: Record<string, unknown> | null |
     ['BEFORE', 'NODE_CREATE'],
   ],
   priority: 300,
-  hooks: ['validate', 'attach', 'pre_op'],
+  hooks: ['validate', 'attach', 'pre_op', 'drift'],
   bindingKey: 'ZonePlacementPolicy',
   properties: {
     zones: Schema.List({
@@ -60,6 +62,11 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
     this.weighted = [...byName].map(([name, weight]) => ({ name, weight }));
     this.names = this.weighted.map((z) => z.name);
     return this.weighted;
+  }
+
+  override detectDrift(ctx: DriftContext): PolicyDriftFinding[] {
+    // the zones as the spec lists them: a bad entry is reported as unreadable, not resolved away
+    return zoneDrift(ctx, this.spec.properties);
   }
 
   override validate(ctx: ValidateContext): void {
