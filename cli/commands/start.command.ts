@@ -2,6 +2,7 @@ import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
 import { onShutdownSignal } from '@trellis/runtime';
 import { startEmbedded } from '../embedded';
 import { runCommand, type CommandSpec } from './args';
+import { removeRunningInstance, writeRunningInstance } from './running-instance';
 
 export const START_COMMAND: CommandSpec = {
   name: 'start',
@@ -42,6 +43,13 @@ async function start(): Promise<number> {
     );
   }
   process.stdout.write(lines.join('\n') + '\n\n');
-  onShutdownSignal(logger, () => trellis.close());
+  if (sim && usesSimulator(config)) {
+    // `trellis token` in another terminal finds this simulator's Keystone through the data directory
+    writeRunningInstance(config.database.dataDir, { pid: process.pid, api_url: trellis.url, auth_url: sim.authUrl, started_at: new Date(started).toISOString() });
+  }
+  onShutdownSignal(logger, async () => {
+    removeRunningInstance(config.database.dataDir);
+    await trellis.close();
+  });
   return -1;
 }
