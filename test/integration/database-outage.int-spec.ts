@@ -1,19 +1,12 @@
-import { loadConfig, silentLogger } from '@trellis/common';
+import { silentLogger } from '@trellis/common';
 import { Exchanges, RoutingKeys } from '@trellis/contracts';
 import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import { openDatabase, type Database } from '@trellis/persistence';
-import { PolicyRegistry } from '@trellis/policies';
 import { openPostgresTestDatabase } from '@trellis/testing/database';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import request from 'supertest';
-import { startGateway, type RunningGateway } from '../../apps/gateway/src/bootstrap';
-import {
-  FakeCloudCatalog,
-  FakeTokenValidator,
-  NOVA_PROFILE_SPEC,
-  RecordingTrustIssuer,
-  TOKENS,
-} from '../../apps/gateway/src/testing/gateway-harness';
+import type { RunningGateway } from '../../apps/gateway/src/bootstrap';
+import { NOVA_PROFILE_SPEC, TOKENS, startGatewayWithFakes } from '../../apps/gateway/src/testing/gateway-harness';
 
 /**
  * A TCP hop between the gateway's connection pool and PostgreSQL that the test can cut: `down()`
@@ -83,16 +76,7 @@ describe('the gateway while PostgreSQL is down (PostgreSQL through a cuttable pr
     db = await openDatabase({ url: viaProxy.toString(), dataDir: ':memory:', poolSize: 2, logging: false }, silentLogger);
     bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
     await bus.start();
-    gateway = await startGateway({
-      config: loadConfig({ TRELLIS_PORT: '0' }),
-      dataSource: db.dataSource,
-      bus,
-      tokenValidator: new FakeTokenValidator(),
-      trusts: new RecordingTrustIssuer(),
-      cloudCatalog: new FakeCloudCatalog(),
-      registry: PolicyRegistry.withBuiltins(),
-      logger: silentLogger,
-    });
+    gateway = await startGatewayWithFakes(db.dataSource, bus);
   });
 
   afterAll(async () => {

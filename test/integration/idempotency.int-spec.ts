@@ -1,23 +1,16 @@
 import * as amqp from 'amqplib';
-import { loadConfig, silentLogger } from '@trellis/common';
+import { silentLogger } from '@trellis/common';
 import { Exchanges, Queues, RoutingKeys } from '@trellis/contracts';
 import { AmqpMessageBus } from '@trellis/messaging/amqp-message-bus';
 import type { IncomingMessage } from '@trellis/messaging/bus.port';
 import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import { ActionEntity, IdempotencyKeyEntity, type Database } from '@trellis/persistence';
-import { PolicyRegistry } from '@trellis/policies';
 import { openPostgresTestDatabase } from '@trellis/testing/database';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startGateway, type RunningGateway } from '../../apps/gateway/src/bootstrap';
+import type { RunningGateway } from '../../apps/gateway/src/bootstrap';
 import { RpcServer } from '../../apps/gateway/src/rpc/rpc-server';
-import {
-  FakeCloudCatalog,
-  FakeTokenValidator,
-  NOVA_PROFILE_SPEC,
-  RecordingTrustIssuer,
-  TOKENS,
-} from '../../apps/gateway/src/testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, TOKENS, startGatewayWithFakes } from '../../apps/gateway/src/testing/gateway-harness';
 import { freshVhost, waitFor } from '../support/processes';
 
 /**
@@ -34,17 +27,7 @@ describe('Idempotency-Key under concurrent retries (PostgreSQL)', () => {
     db = await openPostgresTestDatabase({ poolSize: 10 });
     bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
     await bus.start();
-    gateway = await startGateway({
-      config: loadConfig({ TRELLIS_PORT: '0' }),
-      dataSource: db.dataSource,
-      bus,
-      tokenValidator: new FakeTokenValidator(),
-      trusts: new RecordingTrustIssuer(),
-      cloudCatalog: new FakeCloudCatalog(),
-      registry: PolicyRegistry.withBuiltins(),
-      logger: silentLogger,
-      rpc: false,
-    });
+    gateway = await startGatewayWithFakes(db.dataSource, bus, { rpc: false });
   });
 
   afterAll(async () => {
@@ -92,17 +75,7 @@ describe('a redelivered RPC request (RabbitMQ + PostgreSQL)', () => {
     vhost = freshVhost();
     bus = new AmqpMessageBus({ url: vhost.url, deliveryLimit: 5, logger: silentLogger });
     await bus.start();
-    gateway = await startGateway({
-      config: loadConfig({ TRELLIS_PORT: '0' }),
-      dataSource: db.dataSource,
-      bus,
-      tokenValidator: new FakeTokenValidator(),
-      trusts: new RecordingTrustIssuer(),
-      cloudCatalog: new FakeCloudCatalog(),
-      registry: PolicyRegistry.withBuiltins(),
-      logger: silentLogger,
-      rpc: false,
-    });
+    gateway = await startGatewayWithFakes(db.dataSource, bus, { rpc: false });
     client = await amqp.connect(vhost.url);
   });
 

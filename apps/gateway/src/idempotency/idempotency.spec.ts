@@ -1,14 +1,13 @@
-import { loadConfig, silentLogger } from '@trellis/common';
+import { silentLogger } from '@trellis/common';
 import { Exchanges, RoutingKeys, Queues } from '@trellis/contracts';
 import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import { ActionEntity, IdempotencyKeyEntity, NodeEntity, OutboxEntity, type Database } from '@trellis/persistence';
-import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startGateway, type RunningGateway } from '../bootstrap';
+import type { RunningGateway } from '../bootstrap';
 import { RpcServer } from '../rpc/rpc-server';
-import { FakeCloudCatalog, FakeTokenValidator, NOVA_PROFILE_SPEC, RecordingTrustIssuer, TOKENS } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
 import { IdempotentWrites } from './idempotent-writes';
 
 type Reply = { status: number; body?: any; action_id?: string; error?: { code: number; message: string; type: string }; headers: Record<string, string> };
@@ -26,16 +25,7 @@ describe('idempotent writes', () => {
     db = await openTestDatabase();
     bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
     await bus.start();
-    gateway = await startGateway({
-      config: loadConfig({ TRELLIS_PORT: '0' }),
-      dataSource: db.dataSource,
-      bus,
-      tokenValidator: new FakeTokenValidator(),
-      trusts: new RecordingTrustIssuer(),
-      cloudCatalog: new FakeCloudCatalog(),
-      registry: PolicyRegistry.withBuiltins(),
-      logger: silentLogger,
-    });
+    gateway = await startGatewayWithFakes(db.dataSource, bus);
   });
 
   afterAll(async () => {

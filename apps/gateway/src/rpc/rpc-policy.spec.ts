@@ -1,13 +1,12 @@
-import { loadConfig, silentLogger } from '@trellis/common';
+import { silentLogger } from '@trellis/common';
 import { Exchanges, RoutingKeys } from '@trellis/contracts';
 import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import { ActionEntity, CloudFactEntity, ClusterPolicyEntity, DecisionEntity, EventEntity, type Database } from '@trellis/persistence';
-import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { startGateway, type RunningGateway } from '../bootstrap';
-import { ADMIN_PROJECT, FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, RecordingTrustIssuer, TOKENS, FakeCloudCatalog } from '../testing/gateway-harness';
+import type { RunningGateway } from '../bootstrap';
+import { ADMIN_PROJECT, NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
 import { rpcRoutes, type RpcTargets } from './rpc-routes';
 
 type Reply = { status: number; body?: any; action_id?: string; error?: { code: number; message: string; type: string } };
@@ -37,16 +36,7 @@ describe('policy rules over RPC', () => {
     bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
     await bus.start();
     await db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', data: { items: ['az1'] }, fetched_at: new Date() });
-    gateway = await startGateway({
-      config: loadConfig({ TRELLIS_PORT: '0', TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT }),
-      dataSource: db.dataSource,
-      bus,
-      tokenValidator: new FakeTokenValidator(),
-      registry: PolicyRegistry.withBuiltins(),
-      trusts: new RecordingTrustIssuer(),
-      cloudCatalog: new FakeCloudCatalog(),
-      logger: silentLogger,
-    });
+    gateway = await startGatewayWithFakes(db.dataSource, bus, { env: { TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT } });
     const profile = await call(TOKENS.alice, 'profile.create', undefined, { profile: { name: 'p', spec: NOVA_PROFILE_SPEC } });
     const policy = await call(TOKENS.alice, 'policy.create', undefined, {
       policy: { name: 'z', spec: { type: 'senlin.policy.zone_placement', version: 1.0, properties: { zones: [{ name: 'az1' }] } } },

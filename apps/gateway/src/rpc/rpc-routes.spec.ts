@@ -1,13 +1,12 @@
-import { loadConfig, silentLogger } from '@trellis/common';
+import { silentLogger } from '@trellis/common';
 import { Exchanges, RoutingKeys } from '@trellis/contracts';
 import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import { ActionEntity, ClusterFindingEntity, NodeEntity, type Database } from '@trellis/persistence';
-import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startGateway, type RunningGateway } from '../bootstrap';
-import { FakeCloudCatalog, FakeTokenValidator, NOVA_PROFILE_SPEC, PROJECT_A, RecordingTrustIssuer, TOKENS } from '../testing/gateway-harness';
+import type { RunningGateway } from '../bootstrap';
+import { NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
 import { authenticatedRoutes } from '../testing/routes';
 import { CLUSTER_ACTION_KEYS, NODE_ACTION_KEYS, rpcRoutes, type RpcTargets } from './rpc-routes';
 
@@ -38,16 +37,7 @@ describe('cluster repair, findings, node actions and node operations over RPC', 
     db = await openTestDatabase();
     bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
     await bus.start();
-    gateway = await startGateway({
-      config: loadConfig({ TRELLIS_PORT: '0' }),
-      dataSource: db.dataSource,
-      bus,
-      tokenValidator: new FakeTokenValidator(),
-      trusts: new RecordingTrustIssuer(),
-      cloudCatalog: new FakeCloudCatalog(),
-      registry: PolicyRegistry.withBuiltins(),
-      logger: silentLogger,
-    });
+    gateway = await startGatewayWithFakes(db.dataSource, bus);
   });
 
   afterAll(async () => {

@@ -1,13 +1,12 @@
-import { loadConfig, silentLogger } from '@trellis/common';
+import { silentLogger } from '@trellis/common';
 import { Exchanges, RoutingKeys } from '@trellis/contracts';
 import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import type { Database } from '@trellis/persistence';
-import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startGateway, type RunningGateway } from '../bootstrap';
-import { FakeTokenValidator, PROJECT_A, RecordingTrustIssuer, TOKENS, FakeCloudCatalog } from '../testing/gateway-harness';
+import type { RunningGateway } from '../bootstrap';
+import { PROJECT_A, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
 
 /**
  * Who sees hypervisor and host names (docs/SECURITY.md): a member of a project sees
@@ -94,16 +93,7 @@ describe('host visibility in the views', () => {
        VALUES ($1, now(), $2, 'vis-2', 'NODE', $3, 20, 'alice-id', $4, 'CLUSTER_REPAIR', 'REPLACED', $5, $6)`,
       [ids.event, ids.nodes[1], ids.cluster, PROJECT_A, 'Node vis-0 replaced by vis-2 (hosts_shared) on host host-99 in zone az1.', { host: 'host-10' }],
     );
-    gateway = await startGateway({
-      config: loadConfig({ TRELLIS_PORT: '0' }),
-      dataSource: db.dataSource,
-      bus,
-      trusts: new RecordingTrustIssuer(),
-      cloudCatalog: new FakeCloudCatalog(),
-      tokenValidator: new FakeTokenValidator(),
-      registry: PolicyRegistry.withBuiltins(),
-      logger: silentLogger,
-    });
+    gateway = await startGatewayWithFakes(db.dataSource, bus);
   });
 
   afterAll(async () => {

@@ -12,6 +12,7 @@ import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
 import type { Database } from '@trellis/persistence';
+import type { DataSource } from 'typeorm';
 import request from 'supertest';
 import { startGateway, type RunningGateway } from '../bootstrap';
 
@@ -178,6 +179,28 @@ export interface Client {
   post(path: string, body?: unknown): request.Test;
   patch(path: string, body?: unknown): request.Test;
   delete(path: string): request.Test;
+}
+
+/**
+ * The gateway (REST, and RPC on `bus` unless `rpc: false`) on the given database and bus, with the
+ * fake Keystone, trust issuer and cloud catalog above: for specs that need a real bus or database.
+ */
+export function startGatewayWithFakes(
+  dataSource: DataSource,
+  bus: MessageBus,
+  options: { rpc?: false; env?: Record<string, string> } = {},
+): Promise<RunningGateway> {
+  return startGateway({
+    config: loadConfig({ TRELLIS_PORT: '0', ...options.env }),
+    dataSource,
+    bus,
+    tokenValidator: new FakeTokenValidator(),
+    trusts: new RecordingTrustIssuer(),
+    cloudCatalog: new FakeCloudCatalog(),
+    registry: PolicyRegistry.withBuiltins(),
+    logger: silentLogger,
+    ...(options.rpc === false ? { rpc: false as const } : {}),
+  });
 }
 
 /** The gateway on a fresh in-memory PGlite, an in-memory bus and the fake Keystone above. */
