@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { badRequest } from '@trellis/common';
-import { ClusterEntity, NodeEntity, ProfileEntity } from '@trellis/persistence/entities';
+import { NodeEntity, ProfileEntity } from '@trellis/persistence/entities';
 import { PROFILE_TYPE_NOVA_SERVER } from '@trellis/contracts';
 import { ActionSubmitter } from '../actions/action-submitter';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
@@ -12,6 +12,7 @@ import { mustFind } from '../shared/lookup';
 import { checkOperationParams, hasOperation } from '../profiles/profile-type';
 import { PROFILE_TYPES } from '../profiles/profile-types';
 import type { EntityManager } from 'typeorm';
+import { nodeActionTimeout } from './node-timeout';
 
 /** Senlin's recovery operations (consts.RECOVERY_ACTIONS) and reboot types. */
 const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
@@ -83,10 +84,8 @@ export class NodeActionsService {
     });
   }
 
-  private async timeoutOf(manager: EntityManager, node: NodeEntity): Promise<number> {
-    if (!node.cluster_id) return this.config.defaultActionTimeout;
-    const cluster = await manager.getRepository(ClusterEntity).findOneBy({ id: node.cluster_id });
-    return cluster?.timeout ?? this.config.defaultActionTimeout;
+  private timeoutOf(manager: EntityManager, node: NodeEntity): Promise<number> {
+    return nodeActionTimeout(manager, node, this.config.defaultActionTimeout);
   }
 }
 

@@ -16,6 +16,7 @@ import { mustBuildNodes } from '../profiles/profile-types';
 import { lookup, mustFind } from '../shared/lookup';
 import { nodeView, recordedServerDetails } from '../shared/views';
 import { In, type EntityManager } from 'typeorm';
+import { nodeActionTimeout } from './node-timeout';
 
 const LIST = {
   filters: ['cluster_id', 'name', 'status'],
@@ -190,10 +191,8 @@ export class NodesService {
     });
   }
 
-  private async timeoutOf(manager: EntityManager, node: NodeEntity): Promise<number> {
-    if (!node.cluster_id) return this.config.defaultActionTimeout;
-    const cluster = await manager.getRepository(ClusterEntity).findOneBy({ id: node.cluster_id });
-    return cluster?.timeout ?? this.config.defaultActionTimeout;
+  private timeoutOf(manager: EntityManager, node: NodeEntity): Promise<number> {
+    return nodeActionTimeout(manager, node, this.config.defaultActionTimeout);
   }
 
   /** The nodes as the caller may see them: placement hosts as hostIds unless an admin asks. */
