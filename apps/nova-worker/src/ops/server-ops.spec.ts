@@ -126,6 +126,8 @@ describe('ops orders: node check, recover and operations in Nova', () => {
       expect(nova.servers.get(serverId)).toMatchObject({ name: 'web-1', imageId: 'image-new', status: 'ACTIVE', flavor: { name: 'm1.small' } });
       expect(await w.node(node.id)).toMatchObject({ status: 'ACTIVE', status_reason: 'Update succeeded' });
       expect((await w.results(order.action_id))[0]).toMatchObject({ outcome: 'SUCCEEDED', nodes: [{ node_id: node.id, status: 'ACTIVE' }] });
+      // every change to the project's server is made with the action owner's trust
+      expect(w.trustsAsked).toEqual([FIXTURE_TRUST]);
     });
 
     it('without a new image a new name is a rename (PUT), not a rebuild', async () => {
