@@ -1,7 +1,8 @@
 import { loadEnforcer } from '@trellis/authz';
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
 import { TrustedNovaPool, createCloudCatalog, createKeystoneTrusts, createNovaClient, createTokenValidator } from '@trellis/nova';
-import { PolicyRegistry, loadPolicyPlugins, type PolicyClass } from '@trellis/policies';
+import { PolicyRegistry, type PolicyClass } from '@trellis/policies';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { openInfrastructure, type Infrastructure } from '@trellis/runtime';
 import { startGateway } from '../apps/gateway/src/bootstrap';
 import { startNovaSimulator, type RunningSimulator } from '../apps/nova-simulator/src/simulator';

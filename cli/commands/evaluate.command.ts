@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { PolicyRegistry, evaluate, loadPolicyPlugins } from '@trellis/policies';
+import { PolicyRegistry, evaluate, type EvaluationInput } from '@trellis/policies';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { loadConfig } from '@trellis/common';
 import { runCommand, type CommandSpec } from './args';
 
@@ -30,7 +31,8 @@ export function runEvaluate(args: string[]): Promise<number> {
     }
     const registry = PolicyRegistry.withBuiltins();
     loadPolicyPlugins(registry, loadConfig().engine.plugins);
-    const output = evaluate(input as never, { registry });
+    const snapshot = input as EvaluationInput;
+    const output = evaluate(snapshot, { registry, now: snapshot.now ?? Date.now() });
     process.stdout.write(JSON.stringify(output, null, 2) + '\n');
     return 0;
   });

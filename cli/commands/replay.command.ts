@@ -1,7 +1,8 @@
 import { createLogger, loadConfig, type TrellisConfig } from '@trellis/common';
 import { createMessageBus, type MessageBus } from '@trellis/messaging';
 import { OutboxRelay, openDatabase, outboxStats, replayStuckActions } from '@trellis/persistence';
-import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
+import { PolicyRegistry } from '@trellis/policies';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { UsageError, booleanOption, listOption, runCommand, stringOption, type CommandSpec, type ParsedCommand } from './args';
 import { countRepublished, replayDeadLetters, type ReplayedMessage } from './dead-letter-replay';
 import { replayDecisions } from './replay-decisions';

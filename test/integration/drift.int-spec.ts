@@ -1,5 +1,4 @@
 import type { Embedded } from '../../cli/embedded';
-import { RoleAntiAffinityPolicy } from '../../plugins/role-anti-affinity';
 import { PLACEMENT_TOPOLOGY } from '../support/placement.scenario';
 import { sharedHostCheckedAndRepaired, vanishedGroupFailsScaleOut, vanishedGroupRepairedBeforeScaleOut } from '../support/drift.scenario';
 import { startTestTrellis, type TestTrellis } from '../support/trellis';
@@ -10,7 +9,7 @@ describe('role anti-affinity drift detected and repaired (RabbitMQ + PostgreSQL)
   let trellis: Embedded;
 
   beforeAll(async () => {
-    t = await startTestTrellis({ stack: 'rabbitmq+postgres', topology: PLACEMENT_TOPOLOGY, policies: [RoleAntiAffinityPolicy] });
+    t = await startTestTrellis({ stack: 'rabbitmq+postgres', topology: PLACEMENT_TOPOLOGY });
     trellis = t.trellis;
   });
   afterAll(() => t?.close());

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
 import { createCloudCatalog, createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
-import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
+import { PolicyRegistry } from '@trellis/policies';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startGateway } from './bootstrap';
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createLogger, loadConfig } from '@trellis/common';
-import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
+import { PolicyRegistry } from '@trellis/policies';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startPolicyEngine } from './bootstrap';
 

@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { EvaluationInput, Policy, PolicyClass, PolicyRegistry, PolicyType, evaluate, loadPolicyPlugins, validatePolicySpec } from '@trellis/policies';
+import { EvaluationInput, Policy, PolicyClass, PolicyRegistry, PolicyType, validatePolicySpec } from '@trellis/policies';
+import { evaluateAtTestTime as evaluate } from '@trellis/policies/testing/fixed-time';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { newNodeZones } from './plan';
 
 const entry = path.resolve(__dirname, '../index.ts');

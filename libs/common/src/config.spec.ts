@@ -54,4 +54,10 @@ describe('loadConfig', () => {
   it('reads the plugin list as comma-separated module paths', () => {
     expect(loadConfig({ TRELLIS_POLICY_PLUGINS: ' ./a.js, ./plugins/ ,' }).engine.plugins).toEqual(['./a.js', './plugins/']);
   });
+
+  it('loads the bundled plugins when TRELLIS_POLICY_PLUGINS is unset, none when it is empty', () => {
+    expect(loadConfig({}).engine.plugins).toEqual(['bundled']);
+    expect(loadConfig({ TRELLIS_POLICY_PLUGINS: '' }).engine.plugins).toEqual([]);
+    expect(loadConfig({ TRELLIS_POLICY_PLUGINS: 'bundled,./mine.js' }).engine.plugins).toEqual(['bundled', './mine.js']);
+  });
 });

@@ -200,7 +200,8 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
     engine: {
       leaseSeconds: int(env, 'TRELLIS_LEASE_SECONDS', 30, 1, 86400),
       resumeIntervalSeconds: int(env, 'TRELLIS_RESUME_INTERVAL_SECONDS', 15, 1, 86400),
-      plugins: (str(env, 'TRELLIS_POLICY_PLUGINS') ?? '')
+      // unset: the plugins bundled with Trellis (role anti-affinity); `none` or empty: no plugin
+      plugins: (str(env, 'TRELLIS_POLICY_PLUGINS') ?? (env.TRELLIS_POLICY_PLUGINS === undefined ? 'bundled' : ''))
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),

@@ -1,4 +1,5 @@
-import { EvaluationInput, EvaluationInputError, evaluate } from './evaluate';
+import { EvaluationInput, EvaluationInputError, evaluate as evaluateWithoutDefaults } from './evaluate';
+import { evaluateAtTestTime as evaluate } from './testing/fixed-time';
 
 const profile = { type: 'os.nova.server-1.0', spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'f' } } };
 const zp = { type: 'senlin.policy.zone_placement', version: 1.0, properties: { zones: [{ name: 'az1', weight: 200 }, { name: 'az2' }] } };
@@ -192,5 +193,12 @@ describe('evaluate input errors name the field', () => {
   ])('%p', (input, message) => {
     expect(() => evaluate(input as EvaluationInput)).toThrow(EvaluationInputError);
     expect(() => evaluate(input as EvaluationInput)).toThrow(message);
+  });
+});
+
+describe('time is an input', () => {
+  it('refuses a decision that does not say what time it is', () => {
+    expect(() => evaluateWithoutDefaults({ policies: [] })).toThrow(new EvaluationInputError('now', 'is required (an ISO time)'));
+    expect(evaluateWithoutDefaults({ policies: [], now: '2026-01-01T00:00:00Z' }).status).toBe('OK');
   });
 });

@@ -282,8 +282,9 @@ function readSeed(seed: unknown): number {
   return seed;
 }
 
+/** Time is an input: the caller says what "now" is (the engine its clock, a dry-run the request's or its clock). */
 function readNow(now: Date | string | number | undefined): number {
-  if (now === undefined) return Date.now();
+  if (now === undefined || now === null) throw new EvaluationInputError('now', 'is required (an ISO time)');
   const t = now instanceof Date ? now.getTime() : typeof now === 'number' ? now : Date.parse(now);
   if (!Number.isFinite(t)) throw new EvaluationInputError('now', `'${String(now)}' is not an ISO time`);
   return t;

@@ -1,1 +1,2 @@
 export * from './infrastructure';
+export * from './policy-plugins';

@@ -1,6 +1,7 @@
 import { createEvaluator, detectClusterDrift, planRepair, type IdSource } from '@trellis/decisions';
 import * as path from 'path';
-import { PolicyRegistry, loadPolicyPlugins } from '@trellis/policies';
+import { PolicyRegistry } from '@trellis/policies';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { aa, node, snapshot } from '@trellis/testing/drift-snapshot';
 
 // The plugin's drift hook as the engine runs it: loaded as TRELLIS_POLICY_PLUGINS loads it, beside the built-in types.

@@ -1,5 +1,7 @@
 import * as path from 'path';
-import { EvaluationInput, EvaluationPolicyInput, PolicyRegistry, evaluate, loadPolicyPlugins, validatePolicySpec } from '@trellis/policies';
+import { EvaluationInput, EvaluationPolicyInput, PolicyRegistry, validatePolicySpec } from '@trellis/policies';
+import { evaluateAtTestTime as evaluate } from '@trellis/policies/testing/fixed-time';
+import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 
 const registry = PolicyRegistry.withBuiltins();
 const loaded = loadPolicyPlugins(registry, [path.resolve(__dirname, '../index.ts')]);

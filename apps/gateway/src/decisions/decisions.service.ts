@@ -99,7 +99,8 @@ export class DecisionsService {
   evaluate(body: unknown) {
     const input = checkEvaluationRequest(body);
     try {
-      return evaluate(input, { registry: this.registry });
+      // a dry-run decides at the time its snapshot names, else now
+      return evaluate(input, { registry: this.registry, now: input.now ?? Date.now() });
     } catch (e) {
       if (e instanceof EvaluationInputError) throw badRequest(e.message);
       throw e;

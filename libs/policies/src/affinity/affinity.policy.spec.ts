@@ -1,5 +1,6 @@
 import { validatePolicySpec } from '../api';
-import { EvaluationInput, evaluate } from '../evaluate';
+import { EvaluationInput } from '../evaluate';
+import { evaluateAtTestTime as evaluate } from '../testing/fixed-time';
 import { chooseServerGroup, pickDrsHypervisor } from './plan';
 
 const affinity = (properties: Record<string, unknown>) => ({ type: 'senlin.policy.affinity', version: '1.0', properties });

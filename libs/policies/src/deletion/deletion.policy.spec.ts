@@ -1,4 +1,5 @@
-import { EvaluationInput, evaluate } from '../evaluate';
+import { EvaluationInput } from '../evaluate';
+import { evaluateAtTestTime as evaluate } from '../testing/fixed-time';
 
 const deletion = (properties: Record<string, unknown> = {}, version = '1.1') => ({ type: 'senlin.policy.deletion', version, properties });
 const nodes = [

@@ -1,8 +1,7 @@
-import * as fs from 'fs';
-import * as path from 'path';
 import { isPlainObject } from '../schema/py-format';
 import { CompiledResolver, compileSchemaMap } from '../schema/compiled';
 import { PolicySpec, normaliseEnvelope, specTypeName } from '../schema/spec';
+import { BUILTIN_POLICY_TYPES } from '../builtins';
 import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta } from './policy';
 
 export interface RegisteredPolicyType {
@@ -42,9 +41,6 @@ export class PolicyRegistry {
   private readonly entries: Entry[] = [];
 
   static withBuiltins(): PolicyRegistry {
-    // Required lazily: the built-in types import the framework, not the other way round.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { BUILTIN_POLICY_TYPES } = require('../builtins') as { BUILTIN_POLICY_TYPES: PolicyClass[] };
     const registry = new PolicyRegistry();
     for (const cls of BUILTIN_POLICY_TYPES) registry.register(cls);
     return registry;
@@ -143,57 +139,4 @@ function implementsOwn(cls: PolicyClass, method: string): boolean {
     proto = Object.getPrototypeOf(proto);
   }
   return false;
-}
-
-/**
- * Loads plugin policy types. Each specifier is a module path or a folder (every `.js` file in it,
- * in name order). A module exports policy classes, or a `policies` array of them.
- */
-export function loadPolicyPlugins(registry: PolicyRegistry, specifiers: readonly string[]): string[] {
-  const loaded: string[] = [];
-  for (const specifier of specifiers) {
-    for (const file of pluginFiles(specifier)) {
-      let mod: Record<string, unknown>;
-      try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        mod = require(file) as Record<string, unknown>;
-      } catch (e) {
-        throw new Error(`Cannot load policy plugin ${file}: ${(e as Error).message}`);
-      }
-      const classes = Array.isArray(mod.policies)
-        ? (mod.policies as unknown[])
-        : Object.values(mod).filter((v) => typeof v === 'function' && (v as PolicyClass)[POLICY_TYPE_META]);
-      if (classes.length === 0) throw new Error(`Policy plugin ${file} exports no policy type (a @PolicyType class or a 'policies' array)`);
-      for (const cls of classes) {
-        try {
-          registry.register(cls as PolicyClass);
-        } catch (e) {
-          throw new Error(`Policy plugin ${file}: ${(e as Error).message}`);
-        }
-        const meta = (cls as PolicyClass)[POLICY_TYPE_META] as PolicyTypeMeta;
-        for (const version of Object.keys(meta.versions)) loaded.push(`${meta.name}-${version}`);
-      }
-    }
-  }
-  return loaded;
-}
-
-function pluginFiles(specifier: string): string[] {
-  const resolved = path.resolve(specifier);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(resolved);
-  } catch {
-    // not a path on disk: let require resolve it as a module name
-    return [require.resolve(specifier, { paths: [process.cwd()] })];
-  }
-  if (!stat.isDirectory()) return [resolved];
-  const files = fs
-    .readdirSync(resolved)
-    .filter((f) => f.endsWith('.js'))
-    .sort()
-    .map((f) => path.join(resolved, f));
-  // A folder with nothing to load is a mistake (the TypeScript sources, or an unbuilt dist/)
-  if (files.length === 0) throw new Error(`Policy plugin folder ${resolved} holds no .js module (is it built?)`);
-  return files;
 }

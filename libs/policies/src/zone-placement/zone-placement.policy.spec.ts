@@ -1,5 +1,6 @@
 import { validatePolicySpec } from '../api';
-import { EvaluationInput, evaluate } from '../evaluate';
+import { EvaluationInput } from '../evaluate';
+import { evaluateAtTestTime as evaluate } from '../testing/fixed-time';
 
 const spec = (zones: unknown[]) => ({ type: 'senlin.policy.zone_placement', version: 1.0, properties: { zones } });
 const profile = { type: 'os.nova.server-1.0', spec: { type: 'os.nova.server', version: 1.0, properties: {} } };
