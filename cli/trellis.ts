@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { errorMessage } from '@trellis/common';
 import type { CommandSpec } from './commands/args';
 import { EVALUATE_COMMAND, runEvaluate } from './commands/evaluate.command';
+import { EXAMPLE_COMMAND, runExampleCommand } from './commands/example.command';
 import { POLICY_DEFAULTS_COMMAND, runPolicyDefaults } from './commands/policy-defaults.command';
 import { PURGE_COMMAND, runPurge } from './commands/purge.command';
 import { REPLAY_COMMAND, runReplay } from './commands/replay.command';
@@ -14,6 +15,7 @@ const COMMANDS: Array<{ spec: CommandSpec; run: (args: string[]) => Promise<numb
   { spec: PURGE_COMMAND, run: runPurge },
   { spec: EVALUATE_COMMAND, run: runEvaluate },
   { spec: TOKEN_COMMAND, run: runToken },
+  { spec: EXAMPLE_COMMAND, run: runExampleCommand },
   { spec: POLICY_DEFAULTS_COMMAND, run: runPolicyDefaults },
 ];
 

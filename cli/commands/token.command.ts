@@ -32,18 +32,24 @@ export function runToken(args: string[]): Promise<number> {
 }
 
 async function printToken(parsed: ParsedCommand): Promise<number> {
-  const config = loadConfig();
-  const user = stringOption(parsed, 'user');
+  process.stdout.write((await tokenFor(loadConfig(), stringOption(parsed, 'user'))) + '\n');
+  return 0;
+}
+
+/**
+ * A token as `trellis token` prints it: the OS_* credentials with a cloud set; else a user of the
+ * simulator of the embedded default running from this directory (demo when no user is named).
+ */
+export async function tokenFor(config: TrellisConfig, user: string | undefined): Promise<string> {
   if (!usesSimulator(config)) {
     if (user !== undefined) throw new UsageError('--user names a user of the built-in simulator; with a cloud set, the OS_* credentials are used');
-    process.stdout.write((await issueToken(config.openstack)) + '\n');
-    return 0;
+    return issueToken(config.openstack);
   }
   const name = user ?? 'demo';
   const known = SIMULATOR_USERS[name];
   if (!known) throw new UsageError(`--user must be one of ${Object.keys(SIMULATOR_USERS).join(', ')} (got '${name}')`);
   const running = readRunningInstance(config.database.dataDir);
-  const settings = {
+  return issueToken({
     ...config.openstack,
     authUrl: running?.auth_url ?? `http://${config.simulator.host}:${config.simulator.port}/identity/v3`,
     username: name,
@@ -51,7 +57,5 @@ async function printToken(parsed: ParsedCommand): Promise<number> {
     projectName: known.project,
     userDomainName: 'Default',
     projectDomainName: 'Default',
-  };
-  process.stdout.write((await issueToken(settings)) + '\n');
-  return 0;
+  });
 }
