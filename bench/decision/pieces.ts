@@ -6,7 +6,7 @@ import {
   InMemoryCloud,
   PolicyAction,
   PolicyRegistry,
-  buildEnginePlan,
+  buildPolicyPlan,
   orderBindings,
   runChain,
   seededIdFactory,
@@ -143,5 +143,5 @@ export function preparePlan(registry: PolicyRegistry, input: EvaluationInput, ma
 }
 
 export function plan({ state, status, reason }: PreparedPlan) {
-  return buildEnginePlan({ action: state.action, cluster: state.cluster, status, reason, random: state.random, maxNodesPerCluster: state.maxNodesPerCluster });
+  return buildPolicyPlan({ action: state.action, cluster: state.cluster, status, reason, random: state.random, maxNodesPerCluster: state.maxNodesPerCluster });
 }

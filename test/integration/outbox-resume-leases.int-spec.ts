@@ -10,7 +10,7 @@ import {
   OutboxRelay,
   type Database,
 } from '@trellis/persistence';
-import { action, message, waitFor } from '@trellis/persistence/persistence.contract';
+import { action, message, waitFor } from '../../libs/persistence/test/persistence.contract';
 import { openPostgresTestDatabase } from '@trellis/testing/database';
 import { ResumeService } from '../../apps/policy-engine/src/resume/resume.service';
 import { ApplyWorkOrderUseCase } from '../../apps/nova-worker/src/orders/apply-work-order.usecase';

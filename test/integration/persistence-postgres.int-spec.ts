@@ -6,14 +6,13 @@ import {
   ActionEntity,
   addToOutbox,
   ALL_MIGRATIONS,
-  claimExpired,
   inTransaction,
   openDatabase,
   OutboxRelay,
   outboxStats,
   type Database,
 } from '@trellis/persistence';
-import { action, describePersistenceContract, message, waitFor } from '@trellis/persistence/persistence.contract';
+import { action, describePersistenceContract, message, waitFor } from '../../libs/persistence/test/persistence.contract';
 import { DEFAULT_TEST_DATABASE_URL, openPostgresTestDatabase } from '@trellis/testing/database';
 
 const adminUrl = process.env.DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
@@ -89,27 +88,6 @@ describe('persistence on PostgreSQL only', () => {
     expect(attempts).toBe(3);
     const rows = await db.dataSource.manager.findBy(ActionEntity, {});
     expect(rows.map((r) => r.attempts)).toEqual([2, 2]);
-  });
-
-  it('gives two claimers with open transactions different rows', async () => {
-    const rows = Array.from({ length: 6 }, () => action());
-    await db.dataSource.manager.save(ActionEntity, rows);
-    const bothClaimed = barrier(2);
-    const claim = (owner: string) =>
-      inTransaction(db.dataSource, async (m) => {
-        const got = await claimExpired(m, ActionEntity, {
-          where: { status: 'READY' },
-          leaseOwner: owner,
-          leaseSeconds: 60,
-          limit: 4,
-        });
-        // both transactions hold their row locks here
-        await bothClaimed();
-        return got.map((r) => r.id);
-      });
-    const [x, y] = await Promise.all([claim('engine-a'), claim('engine-b')]);
-    expect(x.length + y.length).toBe(6);
-    expect(new Set([...x, ...y]).size).toBe(6);
   });
 
   it('publishes each row once with relays of two processes (two pools)', async () => {

@@ -1,5 +1,5 @@
 import type { ActionEntity } from '@trellis/persistence';
-import { evaluate, type EnginePlan as PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
+import { evaluate, type PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
 import type { ServerOpDto } from '@trellis/contracts';
 import { emptyPlan, type EnginePlan, type NodeUpdate } from './engine-plan';
 import { propertiesOf, serverUpdate } from './profile-update';

@@ -23,7 +23,6 @@ export {
   type PruneOptions,
   type RetentionKind,
 } from './retention/retention';
-export { claimExpired, releaseLease, renewLease, type ClaimOptions, type Leased } from './lease';
 export { findStuckActions, enqueueActionMessages, replayStuckActions, type StuckAction, type ReplayFilter } from './replay/replay-actions';
 export {
   ServiceHeartbeat,

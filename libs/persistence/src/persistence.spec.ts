@@ -1,4 +1,4 @@
 import { openTestDatabase } from '@trellis/testing/database';
-import { describePersistenceContract } from './persistence.contract';
+import { describePersistenceContract } from '../test/persistence.contract';
 
 describePersistenceContract('in-memory PGlite', () => openTestDatabase());

@@ -4,7 +4,7 @@ import { AttachedPolicy, Policy } from './framework/policy';
 import { seededIdFactory, seededRandom } from './framework/random';
 import { PolicyRegistry, PolicyTypeNotFoundError } from './framework/registry';
 import { ActionData, BindingSnapshot, ClusterSnapshot, NodeSnapshot, PolicyAction } from './framework/types';
-import { EnginePlan, buildEnginePlan } from './plan/engine-plan';
+import { PolicyPlan, buildPolicyPlan } from './plan/policy-plan';
 import { BUILTIN_POLICY_TYPES } from './builtins';
 import { DEFAULT_MAX_NODES_PER_CLUSTER } from './resize/resize';
 import { DecisionIndex } from './resize/zone-index';
@@ -63,7 +63,7 @@ export interface EvaluationOutput {
   status: 'OK' | 'ERROR';
   reason: string;
   data: ActionData;
-  plan: EnginePlan | null;
+  plan: PolicyPlan | null;
   trace: TraceEntry[];
   /** pre_op / post_op */
   binding_updates?: Array<{ binding_id: string; last_op: string }>;
@@ -131,7 +131,7 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   const chain = runChain(bindings, when, action, { cluster, cloud, random, now, maxNodesPerCluster, zones });
   const plan =
     hook === 'pre_op'
-      ? buildEnginePlan({ action, cluster, status: chain.status, reason: chain.reason, random, maxNodesPerCluster, zones })
+      ? buildPolicyPlan({ action, cluster, status: chain.status, reason: chain.reason, random, maxNodesPerCluster, zones })
       : null;
   return {
     hook,

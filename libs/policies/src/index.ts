@@ -20,7 +20,7 @@ export * from './scaling/plan';
 export * from './scaling/scaling.policy';
 export * from './deletion/plan';
 export * from './deletion/deletion.policy';
-export * from './plan/engine-plan';
+export * from './plan/policy-plan';
 export * from './builtins';
 export * from './evaluate';
 export * from './api';

@@ -24,8 +24,11 @@ export interface PlannedDelete {
   zone: string | null;
 }
 
-/** What the engine applies for an action, derived from the chain's action.data (decisions 1, 2, 4). */
-export interface EnginePlan {
+/**
+ * The policies' plan for an action (`output.plan` of evaluate()), derived from the chain's action.data
+ * (docs/POLICIES.md, differences 1, 2, 4); libs/decisions turns it into the engine's `EnginePlan`.
+ */
+export interface PolicyPlan {
   action: string;
   create: PlannedCreate[];
   delete: PlannedDelete[];
@@ -59,10 +62,10 @@ const NODE_ACTIONS = new Set(['NODE_CREATE', 'NODE_DELETE', 'NODE_UPDATE']);
  * messages) plus Trellis's application of the placement decisions. May write `data.placement` (the
  * merged per-node entries) and, for a resize no policy decided, `data.creation`/`data.deletion`.
  */
-export function buildEnginePlan(input: PlanInput): EnginePlan {
+export function buildPolicyPlan(input: PlanInput): PolicyPlan {
   const { action, cluster, status, reason } = input;
   const data = action.data;
-  const plan: EnginePlan = {
+  const plan: PolicyPlan = {
     action: action.action,
     create: [],
     delete: [],
@@ -169,7 +172,7 @@ export function buildEnginePlan(input: PlanInput): EnginePlan {
   }
 }
 
-function fail(plan: EnginePlan, error: string): EnginePlan {
+function fail(plan: PolicyPlan, error: string): PolicyPlan {
   plan.error = error;
   plan.create = [];
   plan.delete = [];
@@ -190,7 +193,7 @@ function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : [];
 }
 
-function applyDeletionFlags(plan: EnginePlan, deletion: Record<string, unknown> | undefined): void {
+function applyDeletionFlags(plan: PolicyPlan, deletion: Record<string, unknown> | undefined): void {
   if (!deletion) return;
   if (typeof deletion.destroy_after_deletion === 'boolean') plan.destroy_after_deletion = deletion.destroy_after_deletion;
   const grace = pyInt(deletion.grace_period);

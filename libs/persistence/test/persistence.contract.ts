@@ -2,15 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
-import type { Database } from './database';
-import { ActionEntity, NodeEntity, OutboxEntity } from './entities';
-import { markProcessed, markProcessedAndLockAction } from './inbox';
-import { claimExpired, releaseLease, renewLease } from './lease';
-import { runMigrationsLocked } from './migrate';
-import { ALL_MIGRATIONS } from './migrations';
-import { addToOutbox, outboxStats, purgePublishedOutbox } from './outbox/outbox';
-import { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
-import { inTransaction } from './transaction';
+import type { Database } from '../src/database';
+import { ActionEntity, OutboxEntity } from '../src/entities';
+import { markProcessed, markProcessedAndLockAction } from '../src/inbox';
+import { runMigrationsLocked } from '../src/migrate';
+import { ALL_MIGRATIONS } from '../src/migrations';
+import { addToOutbox, outboxStats, purgePublishedOutbox } from '../src/outbox/outbox';
+import { OutboxRelay, type OutboxRelayOptions } from '../src/outbox/outbox-relay';
+import { inTransaction } from '../src/transaction';
 
 /**
  * The behaviour every database Trellis runs on must show: the unit suite runs it on an in-memory
@@ -557,87 +556,6 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
       });
     });
 
-    describe('leases', () => {
-      const insertActions = async (n: number, status = 'READY') => {
-        const rows = Array.from({ length: n }, () => action({ status }));
-        await ds.manager.save(ActionEntity, rows);
-        return rows.map((r) => r.id);
-      };
-
-      it('claims free rows that match, up to the limit, and never the same row for two owners', async () => {
-        const ready = await insertActions(5);
-        await insertActions(2, 'SUCCEEDED');
-        const opts = { where: { status: 'READY' }, leaseSeconds: 60, limit: 3 };
-        const a = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-a' });
-        const b = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-b' });
-        const c = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-c' });
-        expect(a).toHaveLength(3);
-        expect(b).toHaveLength(2);
-        expect(c).toHaveLength(0);
-        expect([...a, ...b].map((r) => r.id).sort()).toEqual([...ready].sort());
-        expect(a.every((r) => r.lease_owner === 'engine-a' && r.lease_expires_at instanceof Date)).toBe(true);
-        const stored = await ds.manager.findOneByOrFail(ActionEntity, { id: b[0].id });
-        expect(stored.lease_owner).toBe('engine-b');
-        expect(stored.lease_expires_at!.getTime()).toBe(b[0].lease_expires_at!.getTime());
-      });
-
-      it('gives a row whose lease expired to the next claimer', async () => {
-        const [id] = await insertActions(1);
-        const opts = { where: { status: 'READY' }, leaseSeconds: 60, limit: 10 };
-        expect(await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'dead-engine' })).toHaveLength(1);
-        await ds.query(`UPDATE actions SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
-        const taken = await claimExpired(ds.manager, ActionEntity, { ...opts, leaseOwner: 'engine-b' });
-        expect(taken.map((r) => [r.id, r.lease_owner])).toEqual([[id, 'engine-b']]);
-        expect(await renewLease(ds.manager, ActionEntity, id, 'dead-engine', 60)).toBe(false);
-      });
-
-      it('renews and releases a lease only for its owner', async () => {
-        const [id] = await insertActions(1);
-        const [claimed] = await claimExpired(ds.manager, ActionEntity, {
-          where: { id },
-          leaseOwner: 'engine-a',
-          leaseSeconds: 1,
-          limit: 1,
-        });
-        expect(await renewLease(ds.manager, ActionEntity, id, 'engine-b', 600)).toBe(false);
-        expect(await renewLease(ds.manager, ActionEntity, id, 'engine-a', 600)).toBe(true);
-        const renewed = await ds.manager.findOneByOrFail(ActionEntity, { id });
-        expect(renewed.lease_expires_at!.getTime()).toBeGreaterThan(claimed.lease_expires_at!.getTime());
-
-        expect(await releaseLease(ds.manager, ActionEntity, id, 'engine-b')).toBe(false);
-        expect(await releaseLease(ds.manager, ActionEntity, id, 'engine-a')).toBe(true);
-        const again = await claimExpired(ds.manager, ActionEntity, {
-          where: { id },
-          leaseOwner: 'engine-b',
-          leaseSeconds: 60,
-          limit: 1,
-        });
-        expect(again.map((r) => r.lease_owner)).toEqual(['engine-b']);
-      });
-
-      it('claims nodes in the caller’s transaction, in the order asked for', async () => {
-        const nodes = [3, 1, 2].map((index) => node({ index, status: 'CREATING' }));
-        await ds.manager.save(NodeEntity, nodes);
-        const claimed = await inTransaction(ds, (m) =>
-          claimExpired(m, NodeEntity, {
-            where: [{ status: 'CREATING' }, { status: 'DELETING' }],
-            leaseOwner: 'worker-1',
-            leaseSeconds: 30,
-            limit: 2,
-            order: { index: 'ASC' },
-          }),
-        );
-        expect(claimed.map((n) => n.index)).toEqual([1, 2]);
-      });
-
-      it('rejects bad lease arguments, naming them', async () => {
-        const base = { where: {}, leaseOwner: 'a', leaseSeconds: 1, limit: 1 };
-        await expect(claimExpired(ds.manager, ActionEntity, { ...base, leaseOwner: '' })).rejects.toThrow(/leaseOwner/);
-        await expect(claimExpired(ds.manager, ActionEntity, { ...base, leaseSeconds: 0 })).rejects.toThrow(/leaseSeconds/);
-        await expect(claimExpired(ds.manager, ActionEntity, { ...base, limit: 1.5 })).rejects.toThrow(/limit/);
-        await expect(renewLease(ds.manager, ActionEntity, 'nope', 'a', 1)).rejects.toThrow(/id must be a UUID/);
-      });
-    });
 
     /** Runs relays until the given message ids are published, and returns what they published. */
     async function drain(messageIds: string[]): Promise<OutgoingMessage[]> {
@@ -675,18 +593,6 @@ export function action(patch: Partial<ActionEntity> = {}): ActionEntity {
     project: 'demo',
     user: 'demo',
     created_at: new Date(),
-    ...patch,
-  });
-}
-
-function node(patch: Partial<NodeEntity> = {}): NodeEntity {
-  return Object.assign(new NodeEntity(), {
-    id: randomUUID(),
-    name: 'node-1',
-    profile_id: randomUUID(),
-    project: 'demo',
-    user: 'demo',
-    status: 'CREATING',
     ...patch,
   });
 }
