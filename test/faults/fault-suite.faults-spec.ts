@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ApiClient, keystoneToken } from '../support/api-client';
+import { simulatorCloudEnv } from '../support/processes';
 import { createProfileAndCluster } from '../support/scale-out.scenario';
 import { checkInvariants, violationCount, type Violations } from './invariants';
 import { ScalingLoad } from './load';
@@ -81,12 +82,7 @@ describe('fault injection: kills and outages under a scaling load (issue 12)', (
     const env = {
       DATABASE_URL: pg.url,
       AMQP_URL: rabbit.url,
-      OS_AUTH_URL: `${simUrl}/identity/v3`,
-      OS_USERNAME: 'admin',
-      OS_PASSWORD: 'admin',
-      OS_PROJECT_NAME: 'admin',
-      OS_USER_DOMAIN_NAME: 'Default',
-      OS_PROJECT_DOMAIN_NAME: 'Default',
+      ...simulatorCloudEnv(simUrl),
       TRELLIS_PORT: String(GATEWAY_PORT),
       TRELLIS_LEASE_SECONDS: String(LEASE_SECONDS),
       TRELLIS_RESUME_INTERVAL_SECONDS: '2',

@@ -135,3 +135,6 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
   }
   throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
 }
+
+
+export { simulatorCloudEnv } from '@trellis/testing/simulator-env';
