@@ -5,6 +5,7 @@ module.exports = {
   testMatch: [
     '<rootDir>/{apps,libs,cli,examples,plugins}/**/*.spec.ts',
     '<rootDir>/test/architecture/**/*.spec.ts',
+    '<rootDir>/test/faults/**/*.spec.ts',
     '<rootDir>/test/e2e/**/*.e2e-spec.ts',
   ],
   testTimeout: 60000,

@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Queues } from '@trellis/contracts';
+import { simulatorCloudEnv } from '@trellis/testing/simulator-env';
 import { FreshDatabase, ServiceProcess, answers, freePort, freshDatabase, freshVhost, sleep, waitFor } from './processes';
 
 /**
@@ -95,12 +96,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const env: Record<string, string> = {
     DATABASE_URL: db.url,
     AMQP_URL: vhost.url,
-    OS_AUTH_URL: `${simUrl}/identity/v3`,
-    OS_USERNAME: 'admin',
-    OS_PASSWORD: 'admin',
-    OS_PROJECT_NAME: 'admin',
-    OS_USER_DOMAIN_NAME: 'Default',
-    OS_PROJECT_DOMAIN_NAME: 'Default',
+    ...simulatorCloudEnv(simUrl),
     TRELLIS_PORT: String(apiPort),
     LOG_LEVEL: logLevel,
     ...options.env,

@@ -1,5 +1,5 @@
 import { ApiClient, keystoneToken } from '../support/api-client';
-import { ServiceProcess, freePort, freshDatabase, freshVhost, waitFor } from '../support/processes';
+import { ServiceProcess, freePort, freshDatabase, freshVhost, simulatorCloudEnv, waitFor } from '../support/processes';
 import { createProfileAndCluster, nodesOf } from '../support/scale-out.scenario';
 
 /**
@@ -36,12 +36,7 @@ describe('crash recovery during a 20-node scale-out (RabbitMQ + PostgreSQL)', ()
     env = {
       DATABASE_URL: db.url,
       AMQP_URL: vhost.url,
-      OS_AUTH_URL: `${simUrl}/identity/v3`,
-      OS_USERNAME: 'admin',
-      OS_PASSWORD: 'admin',
-      OS_PROJECT_NAME: 'admin',
-      OS_USER_DOMAIN_NAME: 'Default',
-      OS_PROJECT_DOMAIN_NAME: 'Default',
+      ...simulatorCloudEnv(simUrl),
       TRELLIS_PORT: String(apiPort),
       TRELLIS_LEASE_SECONDS: '3',
       TRELLIS_RESUME_INTERVAL_SECONDS: '2',

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ApiClient, keystoneToken } from '../support/api-client';
-import { ServiceProcess, freePort, freshDatabase, freshVhost, waitFor } from '../support/processes';
+import { ServiceProcess, freePort, freshDatabase, freshVhost, simulatorCloudEnv, waitFor } from '../support/processes';
 import { createProfileAndCluster, nodesOf } from '../support/scale-out.scenario';
 
 const ROOT = join(__dirname, '..', '..');
@@ -117,12 +117,7 @@ describe('RPC over RabbitMQ: the example client (RabbitMQ + PostgreSQL)', () => 
     const env = {
       DATABASE_URL: db.url,
       AMQP_URL: vhost.url,
-      OS_AUTH_URL: `${simUrl}/identity/v3`,
-      OS_USERNAME: 'admin',
-      OS_PASSWORD: 'admin',
-      OS_PROJECT_NAME: 'admin',
-      OS_USER_DOMAIN_NAME: 'Default',
-      OS_PROJECT_DOMAIN_NAME: 'Default',
+      ...simulatorCloudEnv(simUrl),
       TRELLIS_PORT: String(apiPort),
       TRELLIS_POLL_INTERVAL_MS: '200',
       LOG_LEVEL: 'warn',

@@ -46,15 +46,23 @@ export class ApiClient {
     private readonly microversion = '1.14',
   ) {}
 
-  async call<T = any>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
+  /** `init.timeoutMs` aborts a request that has not answered by then (fetch then throws a TimeoutError). */
+  async call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    init: { headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<ApiResponse<T>> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: {
         'X-Auth-Token': this.token,
         'OpenStack-API-Version': `clustering ${this.microversion}`,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...init.headers,
       },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: init.timeoutMs === undefined ? undefined : AbortSignal.timeout(init.timeoutMs),
     });
     const text = await res.text();
     let parsed: unknown = text;

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -63,6 +64,8 @@ export class ServiceProcess {
     readonly name: string,
     private readonly entry: string,
     private readonly env: Record<string, string>,
+    /** every line the process prints is appended here too (the last lines stay in `output`) */
+    private readonly logFile?: string,
   ) {}
 
   start(): this {
@@ -72,6 +75,7 @@ export class ServiceProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (d: Buffer) => {
+      if (this.logFile) appendFileSync(this.logFile, d);
       this.output.push(d.toString());
       if (this.output.length > 400) this.output.splice(0, 100);
     };
@@ -104,6 +108,10 @@ export class ServiceProcess {
     });
   }
 
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get running(): boolean {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
@@ -127,3 +135,6 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
   }
   throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
 }
+
+
+export { simulatorCloudEnv } from '@trellis/testing/simulator-env';

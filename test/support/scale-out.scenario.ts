@@ -5,7 +5,7 @@ import { ApiClient } from './api-client';
  * PostgreSQL (npm run test:integration): profile → cluster → scale_out 2 → SUCCEEDED with two
  * ACTIVE servers recorded on their nodes.
  */
-export async function createProfileAndCluster(api: ApiClient, name: string, desired = 0) {
+export async function createProfileAndCluster(api: ApiClient, name: string, desired = 0, extra: Record<string, unknown> = {}) {
   const profile = await api.post('/v1/profiles', {
     profile: {
       name: `${name}-profile`,
@@ -14,7 +14,7 @@ export async function createProfileAndCluster(api: ApiClient, name: string, desi
   });
   if (profile.status !== 201) throw new Error(`profile create: ${profile.status} ${JSON.stringify(profile.body)}`);
   const cluster = await api.post('/v1/clusters', {
-    cluster: { name, profile_id: `${name}-profile`, desired_capacity: desired, min_size: 0, max_size: -1 },
+    cluster: { name, profile_id: `${name}-profile`, desired_capacity: desired, min_size: 0, max_size: -1, ...extra },
   });
   if (cluster.status !== 202) throw new Error(`cluster create: ${cluster.status} ${JSON.stringify(cluster.body)}`);
   const created = await api.waitForAction(ApiClient.actionIdOf(cluster));

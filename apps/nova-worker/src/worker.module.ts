@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging';
+import { untilDatabaseAnswers } from '@trellis/persistence';
 import type { NovaPort } from '@trellis/nova';
 import { NovaAccess, type TrustLookup, type TrustedClients } from './identity/nova-access';
 import { BuildPoller } from './builds/build-poller';
@@ -130,6 +131,7 @@ export class WorkerModule {
                 }
               },
               new SurveyClusterUseCase(dataSource, access, facts, logger.child({ component: 'survey' })),
+              () => untilDatabaseAnswers(dataSource),
             ),
           inject: [ApplyWorkOrderUseCase, BuildPoller, FactsRefresher],
         },

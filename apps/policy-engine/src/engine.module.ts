@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging';
+import { untilDatabaseAnswers } from '@trellis/persistence';
 import type { PolicyRegistry } from '@trellis/policies';
 import { createEvaluator } from '@trellis/decisions';
 import { RunActionUseCase } from './actions/run-action.usecase';
@@ -99,7 +100,8 @@ export class EngineModule {
         },
         {
           provide: EngineHandlers,
-          useFactory: (run: RunActionUseCase, apply: ApplyWorkResultUseCase) => new EngineHandlers(run, apply, log),
+          useFactory: (run: RunActionUseCase, apply: ApplyWorkResultUseCase) =>
+            new EngineHandlers(run, apply, log, () => untilDatabaseAnswers(deps.dataSource)),
           inject: [RunActionUseCase, ApplyWorkResultUseCase],
         },
         {

@@ -12,7 +12,7 @@ export {
 } from './database';
 export { runMigrationsLocked } from './migrate';
 export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
-export { isDatabaseUnavailable } from './unavailable';
+export { isDatabaseUnavailable, untilDatabaseAnswers, type Queryable } from './unavailable';
 export { addToOutbox, outboxStats, purgePublishedOutbox, type OutboxStats } from './outbox/outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
 export { markProcessed, markProcessedAndLockAction } from './inbox';

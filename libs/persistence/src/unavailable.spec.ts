@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable } from './unavailable';
+import { isDatabaseUnavailable, untilDatabaseAnswers } from './unavailable';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 const failedQuery = (driverError: Error) => new QueryFailedError('SELECT 1', [], driverError);
@@ -34,5 +34,38 @@ describe('isDatabaseUnavailable', () => {
     ['nothing', undefined],
   ])('is false for %s', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('untilDatabaseAnswers', () => {
+  /** a data source whose first `failures` queries are refused */
+  const flaky = (failures: number) => {
+    const db = {
+      calls: 0,
+      query: async () => {
+        db.calls += 1;
+        if (db.calls <= failures) throw withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED');
+        return [{ '?column?': 1 }];
+      },
+    };
+    return db;
+  };
+
+  it('resolves true once SELECT 1 answers again', async () => {
+    const db = flaky(3);
+    await expect(untilDatabaseAnswers(db, { intervalMs: 1, maxMs: 10_000 })).resolves.toBe(true);
+    expect(db.calls).toBe(4);
+  });
+
+  it('gives up with false when the database stays away', async () => {
+    const db = flaky(Number.MAX_SAFE_INTEGER);
+    await expect(untilDatabaseAnswers(db, { intervalMs: 1, maxMs: 20 })).resolves.toBe(false);
+  });
+
+  it('runs one probe for every caller waiting on one data source', async () => {
+    const db = flaky(2);
+    const all = await Promise.all([1, 2, 3, 4].map(() => untilDatabaseAnswers(db, { intervalMs: 1, maxMs: 10_000 })));
+    expect(all).toEqual([true, true, true, true]);
+    expect(db.calls).toBe(3);
   });
 });

@@ -40,3 +40,37 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   }
   return false;
 }
+
+/** What `untilDatabaseAnswers` queries: a TypeORM DataSource or anything with its `query`. */
+export interface Queryable {
+  query(sql: string): Promise<unknown>;
+}
+
+const probes = new WeakMap<Queryable, Promise<boolean>>();
+
+/**
+ * Resolves true once the database answers `SELECT 1` again (tried every `intervalMs`), false when
+ * it still does not after `maxMs`. A consumer whose message failed because the database was away
+ * waits here before handing the message back to the broker: redelivered at once, a database restart
+ * of a few seconds spent each in-flight message's delivery limit in milliseconds and dead-lettered
+ * it (found by the fault suite, docs/RELIABILITY.md §9). Callers on one data source share one probe.
+ */
+export function untilDatabaseAnswers(db: Queryable, options: { maxMs?: number; intervalMs?: number } = {}): Promise<boolean> {
+  const running = probes.get(db);
+  if (running) return running;
+  const { maxMs = 60_000, intervalMs = 1_000 } = options;
+  const probe = (async () => {
+    const deadline = Date.now() + maxMs;
+    for (;;) {
+      try {
+        await db.query('SELECT 1');
+        return true;
+      } catch {
+        if (Date.now() + intervalMs > deadline) return false;
+        await new Promise((r) => setTimeout(r, intervalMs));
+      }
+    }
+  })().finally(() => probes.delete(db));
+  probes.set(db, probe);
+  return probe;
+}

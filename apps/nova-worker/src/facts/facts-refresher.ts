@@ -33,7 +33,12 @@ export class FactsRefresher {
 
   async start(): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.intervalSeconds * 1000);
+    // A round that cannot write (the database away) is logged and the next one tries again; left
+    // unhandled, its rejection ended the process (found by the fault suite's PostgreSQL stop).
+    this.timer = setInterval(
+      () => void this.refresh().catch((e) => this.logger.warn('facts refresh failed; the next round tries again', { error: errorMessage(e) })),
+      this.intervalSeconds * 1000,
+    );
     this.timer.unref();
   }
 

@@ -1,6 +1,7 @@
 import { ContractViolation, WorkOrderMessage, parseContract } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
 import type { HandlerOutcome, IncomingMessage } from '@trellis/messaging';
+import { isDatabaseUnavailable } from '@trellis/persistence';
 import { isTransient, type ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
 import { isSurveyOrder, type SurveyClusterUseCase } from '../facts/survey-cluster.usecase';
 
@@ -10,6 +11,8 @@ export class WorkerHandlers {
     private readonly logger: Logger,
     private readonly afterApply: (order: WorkOrderMessage) => void,
     private readonly survey: SurveyClusterUseCase | null = null,
+    /** waits (bounded) until the database answers again; see untilDatabaseAnswers */
+    private readonly databaseBack: () => Promise<unknown> = async () => undefined,
   ) {}
 
   /**
@@ -40,6 +43,8 @@ export class WorkerHandlers {
         outcome: outcome.kind,
         reason: errorMessage(e),
       });
+      // held until the database is back, so its redelivery can succeed rather than dead-letter
+      if (outcome.kind === 'retry' && isDatabaseUnavailable(e)) await this.databaseBack();
       return outcome;
     }
   }

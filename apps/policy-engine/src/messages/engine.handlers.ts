@@ -1,6 +1,7 @@
 import { ActionRequestedMessage, ContractViolation, WorkResultMessage, parseContract } from '@trellis/contracts';
 import { errorMessage, isDomainError, type Logger } from '@trellis/common';
 import type { HandlerOutcome, IncomingMessage } from '@trellis/messaging';
+import { isDatabaseUnavailable } from '@trellis/persistence';
 import { ActionGone, type RunActionUseCase } from '../actions/run-action.usecase';
 import type { ApplyWorkResultUseCase } from '../results/apply-work-result.usecase';
 
@@ -20,6 +21,8 @@ export class EngineHandlers {
     private readonly runAction: RunActionUseCase,
     private readonly applyResult: ApplyWorkResultUseCase,
     private readonly logger: Logger,
+    /** waits (bounded) until the database answers again; see untilDatabaseAnswers */
+    private readonly databaseBack: () => Promise<unknown> = async () => undefined,
   ) {}
 
   async onActionRequested(message: IncomingMessage): Promise<HandlerOutcome> {
@@ -47,6 +50,8 @@ export class EngineHandlers {
         outcome: outcome.kind,
         reason: (outcome as { reason: string }).reason,
       });
+      // held until the database is back, so its redelivery can succeed rather than dead-letter
+      if (outcome.kind === 'retry' && isDatabaseUnavailable(e)) await this.databaseBack();
       return outcome;
     }
   }
