@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { RunningGateway } from '../../apps/gateway/src/bootstrap';
 import { RpcServer } from '../../apps/gateway/src/rpc/rpc-server';
-import { NOVA_PROFILE_SPEC, TOKENS, startGatewayWithFakes } from '../../apps/gateway/src/testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, startGatewayWithFakes } from '../../apps/gateway/src/testing/gateway-harness';
 import { freshVhost, waitFor } from '../support/processes';
 
 /**
@@ -61,7 +61,9 @@ describe('Idempotency-Key under concurrent retries (PostgreSQL)', () => {
 /**
  * A real redelivery on RabbitMQ: a gateway takes an RPC request, commits its action and dies before
  * its ack (here: its channel closes), so the broker hands the request, `redelivered`, to the next
- * gateway. That one answers with the first reply and stores no second action.
+ * gateway. That one answers with the first reply and stores no second action. A message id belongs
+ * to the caller's user and project (docs/RELIABILITY.md §12): another project's request with the
+ * same id is its own request, redelivered or not.
  */
 describe('a redelivered RPC request (RabbitMQ + PostgreSQL)', () => {
   let db: Database & { url: string; name: string };
@@ -87,29 +89,27 @@ describe('a redelivered RPC request (RabbitMQ + PostgreSQL)', () => {
     vhost?.drop();
   });
 
-  it('answers the redelivery with the first reply and starts nothing new', async () => {
+  /**
+   * Publishes a request with a message id and has it handled twice, as when a gateway commits and
+   * dies before its ack: a consumer takes it and hands it to the RPC server, its channel closes,
+   * and RabbitMQ redelivers it to the gateway's RPC server. Answers both replies and the flag.
+   */
+  async function handledAndRedelivered(token: string, pattern: string, request: object, messageId: string) {
     const rpc = gateway.app.get(RpcServer);
-    const profile = (await rpc.handle(incoming('profile.create', { body: { profile: { name: 'p', spec: NOVA_PROFILE_SPEC } } }))) as any;
-    const cluster = (await rpc.handle(incoming('cluster.create', { body: { cluster: { name: 'c', profile_id: profile.body.profile.id, max_size: 5 } } }))) as any;
-    await db.dataSource.getRepository(ActionEntity).update({ id: cluster.action_id }, { status: 'SUCCEEDED' });
-
-    // the caller: a request with a message id, replies on direct reply-to
     const caller = await client.createConfirmChannel();
     const replies: any[] = [];
     await caller.consume('amq.rabbitmq.reply-to', (m) => m && replies.push(JSON.parse(m.content.toString())), { noAck: true });
-    const messageId = randomUUID();
-    const request = { token: TOKENS.alice, microversion: '1.14', params: { cluster_id: cluster.body.cluster.id }, body: { count: 1 } };
-    caller.publish(Exchanges.rpc, RoutingKeys.rpcRequest, Buffer.from(JSON.stringify(request)), {
-      messageId, correlationId: messageId, type: 'cluster.scale_out', replyTo: 'amq.rabbitmq.reply-to', contentType: 'application/json',
+    const body = { token, microversion: '1.14', ...request };
+    caller.publish(Exchanges.rpc, RoutingKeys.rpcRequest, Buffer.from(JSON.stringify(body)), {
+      messageId, correlationId: messageId, type: pattern, replyTo: 'amq.rabbitmq.reply-to', contentType: 'application/json',
     });
     await caller.waitForConfirms();
 
-    // the first gateway: takes the request, commits the action, dies before it replies and acks
+    // the first gateway: takes the request, commits what it does, dies before it replies and acks
     const doomed = await client.createChannel();
     await doomed.prefetch(1);
     const taken = await new Promise<amqp.ConsumeMessage>((resolve) => void doomed.consume(Queues.gatewayRpc, (m) => m && resolve(m), { noAck: false }));
     const first = (await rpc.handle(toIncoming(taken))) as any;
-    expect(first).toMatchObject({ status: 202, action_id: expect.any(String) });
     await doomed.close();
 
     // the next gateway gets it again, marked redelivered, and replies
@@ -117,9 +117,48 @@ describe('a redelivered RPC request (RabbitMQ + PostgreSQL)', () => {
     const served = await bus.serve(Queues.gatewayRpc, (m) => ((redelivered = m.redelivered), rpc.handle(m)), { prefetch: 1 });
     const reply = await waitFor('the reply', async () => replies[0]);
     await served.cancel();
+    await caller.close();
+    return { first, reply, redelivered };
+  }
+
+  async function readyCluster(): Promise<string> {
+    const rpc = gateway.app.get(RpcServer);
+    const profile = (await rpc.handle(incoming('profile.create', { body: { profile: { name: 'p', spec: NOVA_PROFILE_SPEC } } }))) as any;
+    const cluster = (await rpc.handle(incoming('cluster.create', { body: { cluster: { name: 'c', profile_id: profile.body.profile.id, max_size: 5 } } }))) as any;
+    await db.dataSource.getRepository(ActionEntity).update({ id: cluster.action_id }, { status: 'SUCCEEDED' });
+    return cluster.body.cluster.id;
+  }
+
+  const scaleOuts = (clusterId: string) => db.dataSource.getRepository(ActionEntity).countBy({ target: clusterId, action: 'CLUSTER_SCALE_OUT' });
+
+  it('answers the redelivery with the first reply and starts nothing new', async () => {
+    const clusterId = await readyCluster();
+    const { first, reply, redelivered } = await handledAndRedelivered(TOKENS.alice, 'cluster.scale_out', { params: { cluster_id: clusterId }, body: { count: 1 } }, randomUUID());
+    expect(first).toMatchObject({ status: 202, action_id: expect.any(String) });
     expect(redelivered).toBe(true);
     expect([reply.status, reply.action_id, reply.body, reply.headers['idempotent-replayed']]).toEqual([202, first.action_id, first.body, 'true']);
-    expect(await db.dataSource.getRepository(ActionEntity).countBy({ target: cluster.body.cluster.id, action: 'CLUSTER_SCALE_OUT' })).toBe(1);
+    expect(await scaleOuts(clusterId)).toBe(1);
+  });
+
+  it("answers another project's request with A's message id as its own: 404 both times, never A's reply", async () => {
+    const clusterId = await readyCluster();
+    const messageId = randomUUID();
+    const request = { params: { cluster_id: clusterId }, body: { count: 1 } };
+    const mine = await handledAndRedelivered(TOKENS.alice, 'cluster.scale_out', request, messageId);
+    expect(mine.reply).toMatchObject({ status: 202, action_id: mine.first.action_id });
+
+    // project B sends the very same request with the same message id, and it is redelivered too
+    const theirs = await handledAndRedelivered(TOKENS.bob, 'cluster.scale_out', request, messageId);
+    expect(theirs.redelivered).toBe(true);
+    for (const reply of [theirs.first, theirs.reply]) {
+      expect(reply).toMatchObject({ status: 404, error: { code: 404, message: `The cluster '${clusterId}' could not be found.`, type: 'ResourceNotFound' } });
+      expect(reply.headers['idempotent-replayed']).toBeUndefined();
+      expect(JSON.stringify(reply)).not.toContain(mine.first.action_id);
+    }
+    expect(await scaleOuts(clusterId)).toBe(1);
+    expect(await db.dataSource.getRepository(IdempotencyKeyEntity).findBy({ key: messageId })).toEqual([
+      expect.objectContaining({ project: PROJECT_A, action_id: mine.first.action_id }),
+    ]);
   });
 });
 

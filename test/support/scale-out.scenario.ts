@@ -5,11 +5,18 @@ import { ApiClient } from './api-client';
  * PostgreSQL (npm run test:integration): profile → cluster → scale_out 2 → SUCCEEDED with two
  * ACTIVE servers recorded on their nodes.
  */
-export async function createProfileAndCluster(api: ApiClient, name: string, desired = 0, extra: Record<string, unknown> = {}) {
+/** `extra`: more cluster fields; `properties`: more profile properties (a server name, scheduler hints). */
+export async function createProfileAndCluster(
+  api: ApiClient,
+  name: string,
+  desired = 0,
+  extra: Record<string, unknown> = {},
+  properties: Record<string, unknown> = {},
+) {
   const profile = await api.post('/v1/profiles', {
     profile: {
       name: `${name}-profile`,
-      spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [] } },
+      spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [], ...properties } },
     },
   });
   if (profile.status !== 201) throw new Error(`profile create: ${profile.status} ${JSON.stringify(profile.body)}`);

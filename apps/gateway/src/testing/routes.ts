@@ -12,22 +12,24 @@ export interface RestRoute {
   handler: string;
   /** the @Operation, undefined when the method has none */
   operation: OperationSpec | undefined;
+  /** served without a token (@PublicRoute on the controller or the method) */
+  public: boolean;
 }
 
 const join = (...parts: string[]) => '/' + parts.flatMap((p) => p.split('/')).filter(Boolean).join('/');
 
-/** Every authenticated route the gateway serves, read from the controllers' Nest metadata. */
-export function authenticatedRoutes(): RestRoute[] {
+/** Every route the gateway serves, public ones included, read from the controllers' Nest metadata. */
+export function gatewayRoutes(): RestRoute[] {
   const routes: RestRoute[] = [];
   for (const controller of GATEWAY_CONTROLLERS) {
-    if (Reflect.getMetadata(PUBLIC_ROUTE, controller)) continue;
+    const publicController = Reflect.getMetadata(PUBLIC_ROUTE, controller) === true;
     const prefixes = [Reflect.getMetadata(PATH_METADATA, controller) as string | string[]].flat();
     const proto = controller.prototype as unknown as Record<string, unknown>;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const fn = proto[name];
       if (name === 'constructor' || typeof fn !== 'function') continue;
       const method = Reflect.getMetadata(METHOD_METADATA, fn) as RequestMethod | undefined;
-      if (method === undefined || Reflect.getMetadata(PUBLIC_ROUTE, fn)) continue;
+      if (method === undefined) continue;
       const paths = [Reflect.getMetadata(PATH_METADATA, fn) as string | string[]].flat();
       for (const prefix of prefixes) {
         for (const path of paths) {
@@ -36,10 +38,16 @@ export function authenticatedRoutes(): RestRoute[] {
             path: join(prefix, path),
             handler: `${controller.name}.${name}`,
             operation: Reflect.getMetadata(OPERATION, fn) as OperationSpec | undefined,
+            public: publicController || Reflect.getMetadata(PUBLIC_ROUTE, fn) === true,
           });
         }
       }
     }
   }
   return routes;
+}
+
+/** Every authenticated route the gateway serves. */
+export function authenticatedRoutes(): RestRoute[] {
+  return gatewayRoutes().filter((r) => !r.public);
 }
