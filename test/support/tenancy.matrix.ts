@@ -294,6 +294,12 @@ export const TENANCY_MATRIX: Readonly<Record<string, readonly Attempt[]>> = {
     notFound('receiver', '{receiver.name}', { path: { webhook_id: '{receiver.name}' }, query: { V: '2' } }),
     notFound('receiver', '{receiver.short}', { path: { webhook_id: '{receiver.short}' }, query: { V: '2' } }),
     badRequest("Nodes not found: ['{node}'].", { path: { webhook_id: '{own.receiver.del}' }, query: { V: '2' }, body: { nodes: ['{node}'] } }),
+    // nor can its body point it at another cluster
+    badRequest("Additional properties are not allowed ('cluster_id' was unexpected)", {
+      path: { webhook_id: '{own.receiver.del}' },
+      query: { V: '2', cluster_id: '{cluster}' },
+      body: { nodes: ['{own.node}'], cluster_id: '{cluster}' },
+    }),
     badRequest("The specified policy '{policy}' could not be found.", {
       path: { webhook_id: '{own.receiver.attach}' },
       query: { V: '2' },
