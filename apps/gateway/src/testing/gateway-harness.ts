@@ -188,14 +188,14 @@ export interface Client {
 export function startGatewayWithFakes(
   dataSource: DataSource,
   bus: MessageBus,
-  options: { rpc?: false; env?: Record<string, string> } = {},
+  options: { rpc?: false; env?: Record<string, string>; trusts?: RecordingTrustIssuer } = {},
 ): Promise<RunningGateway> {
   return startGateway({
     config: loadConfig({ TRELLIS_PORT: '0', ...options.env }),
     dataSource,
     bus,
     tokenValidator: new FakeTokenValidator(),
-    trusts: new RecordingTrustIssuer(),
+    trusts: options.trusts ?? new RecordingTrustIssuer(),
     cloudCatalog: new FakeCloudCatalog(),
     registry: PolicyRegistry.withBuiltins(),
     logger: silentLogger,
