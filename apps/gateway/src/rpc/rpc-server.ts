@@ -80,6 +80,7 @@ export class RpcServer implements OnModuleInit {
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
     @Inject(POLICY_ENFORCER) private readonly enforcer: PolicyEnforcer,
     private readonly writes: IdempotentWrites,
+    private readonly rate: RequestRate,
   ) {}
 
   onModuleInit(): void {
