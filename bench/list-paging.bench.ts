@@ -7,7 +7,7 @@ import { BenchContext, BenchResult, BenchTable, TargetCheck, defineBenchmark } f
 import { Summary, formatNs, inMicroseconds, summarise } from './harness/stats';
 import { intParams } from './support/params';
 import { ServiceProcess, answers, freePort, freshDatabase, waitFor } from './support/processes';
-import { topologyYaml } from './support/stack';
+import { NO_ADMISSION_LIMITS, topologyYaml } from './support/stack';
 
 /**
  * Issue 18: GET /v1/events over HTTP with a million events in PostgreSQL. The gateway (its own
@@ -136,6 +136,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     OS_PROJECT_DOMAIN_NAME: 'Default',
     TRELLIS_PORT: String(apiPort),
     LOG_LEVEL: 'warn',
+    ...NO_ADMISSION_LIMITS,
   });
   try {
     simulator.start();

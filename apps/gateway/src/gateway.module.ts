@@ -4,6 +4,8 @@ import { TOKEN_VALIDATOR, createLogger, type CloudCatalog, type Logger, type Tok
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
 import { ActionSubmitter } from './actions/action-submitter';
+import { ActionLimits } from './limits/action-limits';
+import { RequestRate } from './limits/request-rate';
 import { ActionsController } from './actions/actions.controller';
 import { ActionsService } from './actions/actions.service';
 import { ClusterActionsService } from './clusters/cluster-actions.service';
@@ -65,7 +67,7 @@ export interface GatewayDeps {
   enforcer?: PolicyEnforcer;
   /** defaults to a JSON logger at config.logLevel */
   logger?: Logger;
-  /** Senlin's limits; defaults are Senlin's (1000 nodes per cluster, 100 clusters per project, 3600 s) */
+  /** Senlin's limits (defaults are Senlin's: 1000 nodes per cluster, 100 clusters per project, 3600 s) and config.limits overridden */
   limits?: Partial<Omit<GatewayConfig, 'publicUrl'>>;
   /**
    * The RPC transport on `trellis.gateway.rpc` (every REST operation as a message pattern); on by
@@ -103,7 +105,7 @@ export function gatewayLogger(deps: GatewayDeps): Logger {
 export class GatewayModule implements NestModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     const logger = gatewayLogger(deps);
-    const config: GatewayConfig = { ...DEFAULT_GATEWAY_CONFIG, ...deps.limits, publicUrl: deps.config.http.publicUrl };
+    const config: GatewayConfig = { ...DEFAULT_GATEWAY_CONFIG, ...deps.config.limits, ...deps.limits, publicUrl: deps.config.http.publicUrl };
     // read here, so that an unknown or broken rule in TRELLIS_POLICY_FILE stops the start naming it
     const enforcer = deps.enforcer ?? loadEnforcer(deps.config.rbac.policyFile);
     const providers: Provider[] = [
@@ -127,6 +129,8 @@ export class GatewayModule implements NestModule {
       IdempotentWrites,
       IdempotencyKeyPruner,
       ActionSubmitter,
+      ActionLimits,
+      RequestRate,
       HostVisibility,
       DecisionsService,
       FindingsService,

@@ -376,6 +376,11 @@ export class IdentityStore {
     return true;
   }
 
+  /** Test hook: every token issued so far (a test greps logs and stored rows for them). */
+  issuedTokens(): string[] {
+    return [...this.tokens.keys()];
+  }
+
   expireAll(): number {
     for (const id of this.tokens.keys()) this.expire(id);
     return this.tokens.size;

@@ -35,6 +35,10 @@ describe('loadConfig', () => {
     [{ OS_COMPUTE_API_VERSION: '3' }, 'OS_COMPUTE_API_VERSION must look like 2.X'],
     [{ TRELLIS_RETAIN_EVENTS_DAYS: '30d' }, 'TRELLIS_RETAIN_EVENTS_DAYS must be a whole number'],
     [{ TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS: '-1' }, 'TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS must be between 0 and 36500'],
+    [{ TRELLIS_MAX_ACTIONS_PER_PROJECT: '-5' }, 'TRELLIS_MAX_ACTIONS_PER_PROJECT must be between 0 and 1000000'],
+    [{ TRELLIS_MAX_ACTIONS: 'lots' }, 'TRELLIS_MAX_ACTIONS must be a whole number'],
+    [{ TRELLIS_REQUESTS_PER_SECOND: 'fast' }, 'TRELLIS_REQUESTS_PER_SECOND must be a number'],
+    [{ TRELLIS_REQUEST_BURST: '0' }, 'TRELLIS_REQUEST_BURST must be at least 1 while TRELLIS_REQUESTS_PER_SECOND is set'],
   ])('rejects %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -49,6 +53,13 @@ describe('loadConfig', () => {
     const c = loadConfig({ TRELLIS_RETAIN_EVENTS_DAYS: '0', TRELLIS_RETAIN_ACTIONS_DAYS: '90', TRELLIS_RETENTION_INTERVAL_SECONDS: '0' });
     expect(c.retention.days).toMatchObject({ events: null, actions: 90 });
     expect(c.retention.intervalSeconds).toBe(0);
+  });
+
+  it('limits each project to 50 unfinished actions, 500 in all, and 20 requests a second with bursts of 100; 0 is no limit', () => {
+    expect(loadConfig({}).limits).toEqual({ maxActionsPerProject: 50, maxActions: 500, requestsPerSecond: 20, requestBurst: 100 });
+    const c = loadConfig({ TRELLIS_MAX_ACTIONS: '0', TRELLIS_REQUESTS_PER_SECOND: '0.5', TRELLIS_REQUEST_BURST: '3' });
+    expect(c.limits).toEqual({ maxActionsPerProject: 50, maxActions: 0, requestsPerSecond: 0.5, requestBurst: 3 });
+    expect(loadConfig({ TRELLIS_REQUESTS_PER_SECOND: '0', TRELLIS_REQUEST_BURST: '0' }).limits.requestsPerSecond).toBe(0);
   });
 
   it('reads the plugin list as comma-separated module paths', () => {

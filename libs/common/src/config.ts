@@ -76,6 +76,17 @@ export interface TrellisConfig {
     /** days each kind of row is kept; null keeps it forever (0 in the variable) */
     days: { processed_messages: number | null; events: number | null; actions: number | null; decisions: number | null };
   };
+  /** what the gateway lets one project, and every project together, ask for (docs/SECURITY.md, Limits); 0 = no limit */
+  limits: {
+    /** TRELLIS_MAX_ACTIONS_PER_PROJECT: unfinished actions (READY, RUNNING, WAITING...) one project may have */
+    maxActionsPerProject: number;
+    /** TRELLIS_MAX_ACTIONS: unfinished actions of every project together */
+    maxActions: number;
+    /** TRELLIS_REQUESTS_PER_SECOND: a project's sustained request rate, per gateway process */
+    requestsPerSecond: number;
+    /** TRELLIS_REQUEST_BURST: requests a project may send at once before the rate applies */
+    requestBurst: number;
+  };
   /** who may do what through the API (docs/SECURITY.md) */
   rbac: {
     /** TRELLIS_ADMIN_PROJECT: the project (name or id) whose `admin` role makes a cloud admin */
@@ -99,6 +110,30 @@ function int(env: Env, name: string, dflt: number, min: number, max = Number.MAX
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** a decimal number, e.g. a rate of 0.5 per second */
+function decimal(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === null) return dflt;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(name, `must be a number, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function limits(env: Env): TrellisConfig['limits'] {
+  const requestsPerSecond = decimal(env, 'TRELLIS_REQUESTS_PER_SECOND', 20, 0, 1_000_000);
+  const requestBurst = int(env, 'TRELLIS_REQUEST_BURST', 100, 0, 1_000_000);
+  if (requestsPerSecond > 0 && requestBurst < 1) {
+    throw new ConfigError('TRELLIS_REQUEST_BURST', `must be at least 1 while TRELLIS_REQUESTS_PER_SECOND is set (${requestsPerSecond})`);
+  }
+  return {
+    maxActionsPerProject: int(env, 'TRELLIS_MAX_ACTIONS_PER_PROJECT', 50, 0, 1_000_000),
+    maxActions: int(env, 'TRELLIS_MAX_ACTIONS', 500, 0, 1_000_000),
+    requestsPerSecond,
+    requestBurst,
+  };
 }
 
 /** a retention in days; 0 means keep forever (null) */
@@ -223,6 +258,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
         decisions: days(env, 'TRELLIS_RETAIN_DECISIONS_DAYS', 30),
       },
     },
+    limits: limits(env),
     rbac: {
       adminProject: str(env, 'TRELLIS_ADMIN_PROJECT') ?? 'admin',
       policyFile: str(env, 'TRELLIS_POLICY_FILE'),

@@ -13,17 +13,22 @@ export type ErrorCode =
   | 'NOT_ACCEPTABLE'
   /** well-formed, but cannot be done as asked (an Idempotency-Key reused for another request) */
   | 'UNPROCESSABLE'
+  /** over a limit on request rate or on unfinished actions: 429 with Retry-After */
+  | 'TOO_MANY_REQUESTS'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
 export class DomainError extends Error {
+  /** seconds a client should wait before trying again (the `Retry-After` of a 429) */
+  retryAfter?: number;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
     /** Senlin's exception class name for the error body (e.g. ResourceNotFound, ActionConflict) */
     readonly type: string = defaultType(code),
     /** transient errors may be retried by a consumer; permanent ones are dead-lettered */
-    readonly transient = code === 'UNAVAILABLE',
+    readonly transient = code === 'UNAVAILABLE' || code === 'TOO_MANY_REQUESTS',
   ) {
     super(message);
     this.name = 'DomainError';
@@ -50,6 +55,8 @@ function defaultType(code: ErrorCode): string {
       return 'ServiceUnavailable';
     case 'UNPROCESSABLE':
       return 'UnprocessableEntity';
+    case 'TOO_MANY_REQUESTS':
+      return 'OverLimit';
     default:
       return 'InternalError';
   }
@@ -62,5 +69,12 @@ export const conflict = (message: string, type = 'ActionConflict') => new Domain
 export const forbidden = (message = 'You are not authorized to complete this operation.') =>
   new DomainError('FORBIDDEN', message, 'Forbidden');
 export const unavailable = (message: string) => new DomainError('UNAVAILABLE', message, 'ServiceUnavailable', true);
+
+/** A 429: `retryAfterSeconds` is rounded up to whole seconds, at least 1. */
+export function tooManyRequests(message: string, retryAfterSeconds: number, type = 'OverLimit'): DomainError {
+  const e = new DomainError('TOO_MANY_REQUESTS', message, type);
+  e.retryAfter = Math.max(1, Math.ceil(retryAfterSeconds));
+  return e;
+}
 
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

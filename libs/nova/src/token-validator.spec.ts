@@ -108,6 +108,18 @@ describe('KeystoneTokenValidator', () => {
     expect(fake.to('GET', '/identity/v3/auth/tokens')).toHaveLength(5);
   });
 
+  it('remembers at most cacheSize tokens however many it sees, the most recently used', async () => {
+    const v = validator({ cacheSize: 5 });
+    const tokens = Array.from({ length: 15 }, (_, i) => `t${i}`);
+    for (const t of tokens) await v.validate(t);
+    expect(v.size).toBe(5);
+    await v.validate('t3'); // forgotten: asked again
+    for (const t of ['t12', 't13', 't14']) await v.validate(t); // remembered: not asked
+    const asked = fake.to('GET', '/identity/v3/auth/tokens').map((r) => r.headers['x-subject-token']);
+    expect(asked).toEqual([...tokens, 't3']);
+    expect(v.size).toBe(5);
+  });
+
   it('renews its own token once when Keystone rejects it', async () => {
     const v = validator();
     await v.validate('caller-token');

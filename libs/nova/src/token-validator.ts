@@ -70,6 +70,11 @@ export class KeystoneTokenValidator implements TokenValidator {
     while (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
     return context;
   }
+
+  /** how many tokens are remembered */
+  get size(): number {
+    return this.cache.size;
+  }
 }
 
 function toContext(token: string, raw: unknown, adminProject: string): AuthContext | null {

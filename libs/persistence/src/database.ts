@@ -6,6 +6,7 @@ import { ConfigError, createLogger, errorMessage, type Logger, type TrellisConfi
 import { ALL_ENTITIES } from './entities';
 import { runMigrationsLocked } from './migrate';
 import { PgliteWorker } from './pglite-worker';
+import { QueryLogger } from './query-logger';
 import { ALL_MIGRATIONS } from './migrations';
 
 export type DatabaseSettings = TrellisConfig['database'];
@@ -91,7 +92,8 @@ function baseOptions(settings: DatabaseSettings, logger: Logger) {
     migrations: ALL_MIGRATIONS,
     synchronize: false,
     migrationsRun: false,
-    logging: settings.logging,
+    // TRELLIS_DB_LOGGING: statements into the service's log, without the values bound to them
+    ...(settings.logging ? { logging: true as const, logger: new QueryLogger(logger.child({ component: 'sql' })) } : { logging: false as const }),
     applicationName: 'trellis',
     connectTimeoutMS: CONNECT_TIMEOUT_MS,
     poolErrorHandler: (e: unknown) => logger.warn('database connection failed', { error: errorMessage(e) }),

@@ -15,6 +15,7 @@ import { ActionEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import type { Tx } from '../infra/unit-of-work';
+import { ActionLimits } from '../limits/action-limits';
 import { TrustBroker } from '../trusts/trust-broker';
 import { BYPASS_CONFLICT_CHECKS, actionName } from './action-names';
 
@@ -45,17 +46,25 @@ const SCALING_POLICY_PREFIX = 'senlin.policy.scaling-';
 /**
  * Stores a READY action and its `action.requested` outbox row in the caller's transaction, after
  * Senlin's request-time checks (senlin-api §1.4): cluster locked, conflicting active action on the
- * same target, scaling cooldown. The target row is locked first so two requests cannot both pass.
+ * same target, scaling cooldown; and Trellis's limits on unfinished actions (429). The target row
+ * is locked first so two requests cannot both pass.
  */
 @Injectable()
 export class ActionSubmitter {
-  constructor(private readonly trusts: TrustBroker) {}
+  constructor(
+    private readonly trusts: TrustBroker,
+    private readonly limits: ActionLimits,
+  ) {}
 
   async submit(tx: Tx, req: ApiRequest, a: NewAction): Promise<ActionEntity> {
     const { manager } = tx;
+    // over a limit on unfinished actions: refused before a trust is made
+    await this.limits.check(manager, req.caller.projectId, { lock: false });
     // the worker acts in Nova as this user, with a trust made now if there is none yet
     await this.trusts.ensure(manager, req.caller);
     if (!BYPASS_CONFLICT_CHECKS.includes(a.action)) await this.checkConflicts(tx, a);
+    // last, after every row lock this transaction takes: the limits' locks are held until it commits
+    await this.limits.check(manager, req.caller.projectId, { lock: true });
     const now = new Date();
     const row = manager.getRepository(ActionEntity).create({
       id: randomUUID(),

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError, TOKEN_VALIDATOR, isDomainError, unavailable, type AuthContext, type TokenValidator } from '@trellis/common';
+import { RequestRate } from '../limits/request-rate';
 import { API_VERSION_HEADER, SERVICE_TYPE, negotiateApiVersion } from './api-version';
 import { GATEWAY_CONFIG, type GatewayConfig } from './gateway-config';
 import type { HttpRequest, HttpResponse } from './http.types';
@@ -13,9 +14,9 @@ export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 export const AUTH_REQUIRED = 'The request you have made requires authentication.';
 
 /**
- * Runs before every controller method: negotiates the microversion (echoed on the response) and
- * authenticates the caller through the injected TokenValidator (Keystone). The project a request
- * works on comes from here only.
+ * Runs before every controller method: negotiates the microversion (echoed on the response),
+ * authenticates the caller through the injected TokenValidator (Keystone) and takes one request of
+ * the caller's project's rate (429 past it). The project a request works on comes from here only.
  */
 @Injectable()
 export class ApiGuard implements CanActivate {
@@ -23,6 +24,7 @@ export class ApiGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(TOKEN_VALIDATOR) private readonly tokens: TokenValidator,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly rate: RequestRate,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,6 +38,7 @@ export class ApiGuard implements CanActivate {
     res.setHeader(API_VERSION_HEADER, `${SERVICE_TYPE} ${ctx.version}`);
     res.append('Vary', API_VERSION_HEADER);
     ctx.caller = await authenticate(this.tokens, header(req, 'x-auth-token'));
+    this.rate.admitCaller(ctx.caller);
     return true;
   }
 }

@@ -26,6 +26,7 @@ const TITLES: Record<number, [string, string]> = {
   413: ['Request Entity Too Large', 'The body of your request was too large for this server.'],
   415: ['Unsupported Media Type', 'The request media type is not supported by this server.'],
   422: ['Unprocessable Entity', 'Unable to process the contained instructions'],
+  429: ['Too Many Requests', 'The client has sent too many requests in a given amount of time.'],
   500: ['Internal Server Error', 'The server has either erred or is incapable of performing the requested operation.'],
   503: ['Service Unavailable', 'The server is currently unavailable. Please try again at a later time.'],
 };
@@ -39,6 +40,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   NOT_ACCEPTABLE: 406,
   UNPROCESSABLE: 422,
+  TOO_MANY_REQUESTS: 429,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };
@@ -54,6 +56,7 @@ export const HTTP_TYPE: Record<number, string> = {
   409: 'HTTPConflict',
   413: 'HTTPRequestEntityTooLarge',
   415: 'HTTPUnsupportedMediaType',
+  429: 'HTTPTooManyRequests',
   500: 'HTTPInternalServerError',
   503: 'HTTPServiceUnavailable',
 };

@@ -1,3 +1,5 @@
+import type { TrellisConfig } from '@trellis/common';
+
 /** The few settings the HTTP layer needs, derived from TrellisConfig by the module. */
 export interface GatewayConfig {
   publicUrl: string | null;
@@ -7,11 +9,19 @@ export interface GatewayConfig {
   maxClustersPerProject: number;
   /** Senlin's default_action_timeout, seconds */
   defaultActionTimeout: number;
+  /** unfinished actions one project may have (TRELLIS_MAX_ACTIONS_PER_PROJECT); 0: no limit */
+  maxActionsPerProject: number;
+  /** unfinished actions of every project together (TRELLIS_MAX_ACTIONS); 0: no limit */
+  maxActions: number;
+  /** a project's (or a webhook receiver's) sustained requests per second in this process (TRELLIS_REQUESTS_PER_SECOND); 0: no limit */
+  requestsPerSecond: number;
+  /** requests it may send at once before the rate applies (TRELLIS_REQUEST_BURST) */
+  requestBurst: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
-export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'publicUrl'> = {
+export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'publicUrl' | keyof TrellisConfig['limits']> = {
   maxNodesPerCluster: 1000,
   maxClustersPerProject: 100,
   defaultActionTimeout: 3600,

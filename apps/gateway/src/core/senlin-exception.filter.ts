@@ -19,7 +19,7 @@ export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again late
 export interface DescribedError {
   status: number;
   body: SenlinErrorBody;
-  /** seconds, set on 503: the `Retry-After` header */
+  /** seconds, set on 503 and 429: the `Retry-After` header */
   retryAfter?: number;
 }
 
@@ -54,7 +54,9 @@ export function describeError(
   context: { request_id?: string } & Record<string, unknown>,
 ): DescribedError {
   const described = describe(exception, logger, context);
-  return described.status === 503 ? { ...described, retryAfter: RETRY_AFTER_SECONDS } : described;
+  if (described.status === 503) return { ...described, retryAfter: RETRY_AFTER_SECONDS };
+  if (described.status === 429 && isDomainError(exception) && exception.retryAfter !== undefined) return { ...described, retryAfter: exception.retryAfter };
+  return described;
 }
 
 function describe(exception: unknown, logger: Logger, context: Record<string, unknown>): DescribedError {

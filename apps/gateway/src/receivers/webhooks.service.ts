@@ -7,6 +7,7 @@ import type { ApiRequest } from '../core/request.decorators';
 import { POLICY_ENFORCER } from '../core/tokens';
 import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { UnitOfWork } from '../infra/unit-of-work';
+import { RequestRate } from '../limits/request-rate';
 import { checkKeys, isMap, type Json } from '../shared/body';
 import { isUuid } from '../shared/list-query';
 import { lookup } from '../shared/lookup';
@@ -35,6 +36,7 @@ export class WebhooksService {
     private readonly uow: UnitOfWork,
     private readonly clusterActions: ClusterActionsService,
     @Inject(POLICY_ENFORCER) private readonly enforcer: PolicyEnforcer,
+    private readonly rate: RequestRate,
   ) {}
 
   async trigger(t: WebhookTrigger): Promise<string> {
@@ -52,6 +54,8 @@ export class WebhooksService {
     if (!receiver || receiver.type !== 'webhook' || receiver.cluster_id === null || receiver.action === null) {
       throw notFound('receiver', t.receiverId);
     }
+    // counted per receiver once it is known: ids that find nothing make no bucket
+    this.rate.admitWebhook(receiver.id);
     const trust = await this.uow.manager.getRepository(TrustEntity).findOneBy({ user_id: receiver.user, project_id: receiver.project });
     if (!trust) {
       throw forbidden(

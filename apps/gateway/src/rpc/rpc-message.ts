@@ -37,7 +37,7 @@ export interface RpcReplyHeaders {
   location?: string;
   /** `true` on the stored reply to a request whose message id was answered before (a redelivery) */
   'idempotent-replayed'?: string;
-  /** seconds to wait before trying again, on 503 replies (the database or Keystone unreachable) */
+  /** seconds to wait before trying again, on 503 replies (the database or Keystone unreachable) and 429 (a limit) */
   'retry-after'?: string;
 }
 

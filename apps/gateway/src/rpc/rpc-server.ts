@@ -35,6 +35,7 @@ import { ProfilesService } from '../profiles/profiles.service';
 import { RPC_REQUEST_KEYS, RpcRequestMessage, type RpcReply, type RpcReplyHeaders } from './rpc-message';
 import { rpcRoutes, type RpcCall, type RpcRoute } from './rpc-routes';
 import { ReceiversService } from '../receivers/receivers.service';
+import { RequestRate } from '../limits/request-rate';
 
 /** What a correlation id must look like to follow the action through every service's messages. */
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -79,6 +80,7 @@ export class RpcServer implements OnModuleInit {
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
     @Inject(POLICY_ENFORCER) private readonly enforcer: PolicyEnforcer,
     private readonly writes: IdempotentWrites,
+    private readonly rate: RequestRate,
   ) {}
 
   onModuleInit(): void {
@@ -128,6 +130,7 @@ export class RpcServer implements OnModuleInit {
       const version = this.negotiate(request.microversion);
       headers['openstack-api-version'] = `${SERVICE_TYPE} ${version}`;
       const caller = await authenticate(this.tokens, request.token);
+      this.rate.admitCaller(caller);
       const { path, query } = splitParams(name, route, request.params ?? {});
       checkQueryParams(query);
       checkBodyText(request.body);

@@ -182,20 +182,27 @@ export interface Client {
 }
 
 /**
+ * A free port, and no request rate: specs fire requests as fast as the machine answers, so on a fast
+ * one a spec of a hundred requests would meet the default rate (20 a second, bursts of 100) and fail
+ * by timing. apps/gateway/src/limits sets the rate it tests; the limits on unfinished actions stay.
+ */
+const HARNESS_ENV = { TRELLIS_PORT: '0', TRELLIS_REQUESTS_PER_SECOND: '0' };
+
+/**
  * The gateway (REST, and RPC on `bus` unless `rpc: false`) on the given database and bus, with the
  * fake Keystone, trust issuer and cloud catalog above: for specs that need a real bus or database.
  */
 export function startGatewayWithFakes(
   dataSource: DataSource,
   bus: MessageBus,
-  options: { rpc?: false; env?: Record<string, string> } = {},
+  options: { rpc?: false; env?: Record<string, string>; trusts?: RecordingTrustIssuer } = {},
 ): Promise<RunningGateway> {
   return startGateway({
-    config: loadConfig({ TRELLIS_PORT: '0', ...options.env }),
+    config: loadConfig({ ...HARNESS_ENV, ...options.env }),
     dataSource,
     bus,
     tokenValidator: new FakeTokenValidator(),
-    trusts: new RecordingTrustIssuer(),
+    trusts: options.trusts ?? new RecordingTrustIssuer(),
     cloudCatalog: new FakeCloudCatalog(),
     registry: PolicyRegistry.withBuiltins(),
     logger: silentLogger,
@@ -208,7 +215,7 @@ export async function startGatewayHarness(
   options: { env?: Record<string, string>; logger?: Logger } = {},
 ): Promise<GatewayHarness> {
   const db = await openTestDatabase();
-  const config = loadConfig({ TRELLIS_PORT: '0', TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT, ...options.env });
+  const config = loadConfig({ ...HARNESS_ENV, TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT, ...options.env });
   const bus = new RecordingBus();
   const trusts = new RecordingTrustIssuer();
   const cloud = new FakeCloudCatalog();
