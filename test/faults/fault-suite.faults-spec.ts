@@ -245,6 +245,7 @@ describe('fault injection: kills and outages under a scaling load (issue 12)', (
       other_5xx: load.counters.other5xx,
       hangs: load.counters.hangs,
       unexpected_4xx: load.counters.unexpected4xx,
+      throttled_429: load.counters.throttled429,
       dead_letters: dead,
       wall_time_s: round((Date.now() - started) / 1000),
       faults,

@@ -41,6 +41,8 @@ export interface LoadCounters {
   hangs: number;
   /** a 4xx to a request the load believes valid (e.g. a 409 on a cluster it waits for) */
   unexpected4xx: number;
+  /** 429 answers (the per-project request rate): waited out as their Retry-After says, then sent again */
+  throttled429: number;
 }
 
 export interface LoadOptions {
@@ -72,7 +74,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ScalingLoad {
   readonly records: ActionRecord[] = [];
   readonly bad: BadAnswer[] = [];
-  readonly counters: LoadCounters = { accepted: 0, refused503: 0, unreachable: 0, replayed: 0, other5xx: 0, hangs: 0, unexpected4xx: 0 };
+  readonly counters: LoadCounters = { accepted: 0, refused503: 0, unreachable: 0, replayed: 0, other5xx: 0, hangs: 0, unexpected4xx: 0, throttled429: 0 };
   /** the clusters' sizes as the succeeded actions left them (null once an action FAILED: unknown) */
   readonly sizes = new Map<string, number | null>();
   phase = 'start';
@@ -181,6 +183,10 @@ export class ScalingLoad {
         if (res.headers.get('idempotent-replayed') === 'true') this.counters.replayed += 1;
         return true;
       }
+      if (res.status === 429) {
+        await this.throttled(res);
+        continue;
+      }
       if (res.status === 503) {
         await sleep(1000);
         continue;
@@ -193,6 +199,13 @@ export class ScalingLoad {
       this.note(r.phase, what, `${res.status} ${JSON.stringify(res.body)}`);
       return false;
     }
+  }
+
+  /** a 429 tells a well-behaved client when to come back; 20 pollers of one project can exceed its default rate */
+  private async throttled(res: { headers: Headers }): Promise<void> {
+    this.counters.throttled429 += 1;
+    const seconds = Number(res.headers.get('retry-after'));
+    await sleep(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000);
   }
 
   /** Polls the action until it is terminal or its deadline (lease + timeout after acceptance or the last fault) passed. */
@@ -208,6 +221,9 @@ export class ScalingLoad {
           r.finishedAt = Date.now();
           return;
         }
+      } else if (res?.status === 429) {
+        await this.throttled(res);
+        continue;
       } else if (res && res.status < 500) {
         this.counters.unexpected4xx += 1;
         this.note(r.phase, what, `${res.status} ${JSON.stringify(res.body)}`);
