@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ActionUpdateRequest } from '../openapi/request-bodies.dto';
-import { AcceptedAction, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { ActionEnvelope, ActionList, ActionReplayed } from '../openapi/response-bodies.dto';
+import { ApiAcceptedResponse, ApiTags } from '@nestjs/swagger';
+import { AcceptedAction, Conflict, ListQuery, NotFound, Ok, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { ActionEnvelope, ActionList } from '../shared/views';
+import { ActionReplayed, ActionUpdateBody, ReplayBody } from './action.shapes';
 import { setActionLocation } from '../core/accepted';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
@@ -17,7 +17,7 @@ export class ActionsController {
 
   @Get()
   @Operation('actions:index')
-  @ApiOkResponse({ type: ActionList })
+  @Ok(ActionList)
   @ListQuery({ filters: ['name', 'cluster_id', 'target', 'action', 'status'], sortKeys: ['name', 'target', 'action', 'created_at', 'status'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.actions.list(req, query);
@@ -25,7 +25,7 @@ export class ActionsController {
 
   @Get(':action_id')
   @Operation('actions:get')
-  @ApiOkResponse({ type: ActionEnvelope })
+  @Ok(ActionEnvelope)
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('action_id') id: string) {
     return this.actions.get(req, id);
@@ -33,7 +33,7 @@ export class ActionsController {
 
   @Patch(':action_id')
   @Operation('actions:update')
-  @ApiBody({ type: ActionUpdateRequest, description: 'Cancel the action (>= 1.12); `?force=true` is accepted.' })
+  @RequestBody(ActionUpdateBody, { description: 'Cancel the action (>= 1.12); `?force=true` is accepted.' })
   @ApiAcceptedResponse({ description: 'The cancel was accepted; the body is the JSON document null.', schema: { type: 'object', nullable: true, example: null } })
   @NotFound()
   @Conflict('The action has ended already (ActionImmutable).')
@@ -52,7 +52,7 @@ export class ActionsController {
   @Post(':action_id/replay')
   @Operation('actions:replay')
   @HttpCode(202)
-  @ApiBody({ required: false, description: 'No body, or an empty object.', schema: { type: 'object', maxProperties: 0, nullable: true } })
+  @RequestBody(ReplayBody, { required: false })
   @AcceptedAction(ActionReplayed, 'The READY or RUNNING action was announced again.')
   @NotFound()
   @Conflict('The action is not READY or RUNNING.')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest, conflict } from '@trellis/common';
 import { requireVersion } from '../core/api-version';
-import { isMap, toBool } from '../shared/body';
+import { toBool } from '../shared/body';
 import { ActionEntity, ClusterEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
@@ -11,6 +11,7 @@ import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
 import { actionView } from '../shared/views';
 import { ActionSubmitter } from './action-submitter';
+import { ActionUpdateBody, ReplayBody } from './action.shapes';
 
 const LIST = {
   filters: ['name', 'cluster_id', 'target', 'action', 'status'],
@@ -68,10 +69,9 @@ export class ActionsService {
    */
   async cancel(req: ApiRequest, identity: string, body: unknown, query: Record<string, unknown>): Promise<string> {
     requireVersion(req.version, '1.12');
-    const input = isMap(body) ? body.action : undefined;
-    if (!isMap(input)) throw badRequest("Malformed request data, missing 'action' key in request body.", 'HTTPBadRequest');
+    // the status as given, absent or not: it is judged once the action is found, and the message quotes it
+    const { status } = ActionUpdateBody.open(body);
     if (query.force !== undefined) toBool(query.force);
-    const status = input.status;
     return this.uow.run(async (tx) => {
       const action = await mustFind(tx.manager, ActionEntity, 'action', identity, { project: req.caller.projectId });
       if (status !== 'CANCELLED') throw badRequest(`Unknown status ${String(status)} for action ${identity}`);
@@ -103,9 +103,7 @@ export class ActionsService {
    * harmless; a finished action is refused. Only a cloud admin reaches other projects' actions.
    */
   async replay(req: ApiRequest, identity: string, body: unknown) {
-    if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length)) {
-      throw badRequest('The replay request takes no body.');
-    }
+    ReplayBody.check(body);
     return this.uow.run(async (tx) => {
       const project = req.allows('cloud_admin') ? null : req.caller.projectId;
       const action = await mustFind(tx.manager, ActionEntity, 'action', identity, { project, byName: false });

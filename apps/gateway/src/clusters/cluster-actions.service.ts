@@ -7,36 +7,30 @@ import { ActionSubmitter } from '../actions/action-submitter';
 import { DecisionsService } from '../decisions/decisions.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
-import { ADJUSTMENT_TYPES, CHANGE_IN_PERCENTAGE, checkResizeParams, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
+import { CHANGE_IN_PERCENTAGE, checkResizeParams, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
 import { UnitOfWork, type Tx } from '../infra/unit-of-work';
-import {
-  boolField,
-  checkKeys,
-  enumField,
-  intField,
-  isMap,
-  numberField,
-  pyList,
-  stringField,
-  stringListField,
-  type Json,
-} from '../shared/body';
+import { pyList, type Json } from '../shared/body';
 import { lookup, lookupMany, mustFind } from '../shared/lookup';
+import {
+  AddNodesAction,
+  ClusterActionRequest,
+  CompleteLifecycleAction,
+  DelNodesAction,
+  PolicyAttachAction,
+  PolicyDetachAction,
+  PolicyUpdateAction,
+  RECOVERY_OPERATIONS,
+  RecoverAction,
+  ReplaceNodesAction,
+  ResizeAction,
+  ScaleAction,
+} from './cluster.shapes';
+
+export { MAX_NODES_PER_REQUEST } from './cluster.shapes';
 
 /** The keys `POST /v1/clusters/{id}/actions` takes; RPC serves each as `cluster.<key>`. */
-export const CLUSTER_ACTION_KEYS = [
-  'scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check', 'repair',
-  'recover', 'replace_nodes', 'complete_lifecycle',
-] as const;
-const SUPPORTED: readonly string[] = CLUSTER_ACTION_KEYS;
-/**
- * The most nodes one add_nodes or del_nodes request may name. Senlin had no bound; a cluster holds
- * at most max_nodes_per_cluster (1000 by default) nodes, so a longer list cannot be right, and each
- * name costs the lookup query a parameter.
- */
-export const MAX_NODES_PER_REQUEST = 1000;
-/** Senlin's recovery operations (consts.RECOVERY_ACTIONS), named in any case. */
-const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
+export const CLUSTER_ACTION_KEYS = ClusterActionRequest.keys;
+type ActionKey = (typeof CLUSTER_ACTION_KEYS)[number];
 
 interface Planned {
   action: ClusterActionName;
@@ -105,15 +99,13 @@ export class ClusterActionsService {
    */
   private async completeLifecycle(req: ApiRequest, data: Json): Promise<string> {
     if (!req.version.atLeast('1.9')) throw badRequest(`API version '${req.version.toString()}' is not supported on this method.`, 'MethodVersionNotFound');
-    checkKeys(data, ['lifecycle_action_token']);
-    const token = stringField(data, 'lifecycle_action_token');
-    if (token === null) throw badRequest("Field 'lifecycle_action_token' cannot be None", 'HTTPBadRequest');
+    const token = CompleteLifecycleAction.parse(data).lifecycle_action_token;
     const rows: Array<{ id: string }> = await this.uow.manager.query('SELECT id FROM actions WHERE id::text = $1 AND project = $2', [token, req.caller.projectId]);
     if (!rows.length) throw notFound('action', token);
     return rows[0].id;
   }
 
-  private plan(tx: Tx, req: ApiRequest, cluster: ClusterEntity, identity: string, key: string, data: Json): Promise<Planned> | Planned {
+  private plan(tx: Tx, req: ApiRequest, cluster: ClusterEntity, identity: string, key: ActionKey, data: Json): Promise<Planned> | Planned {
     switch (key) {
       case 'scale_out':
       case 'scale_in':
@@ -134,14 +126,14 @@ export class ClusterActionsService {
       case 'recover':
         return { action: 'CLUSTER_RECOVER', inputs: recoverParams(data) };
       case 'replace_nodes':
-        return this.replaceNodes(tx, req, cluster, replaceMap(req, data));
+        return this.replaceNodes(tx, req, cluster, ReplaceNodesAction.read(data).nodes);
       default:
         return { action: 'CLUSTER_CHECK', inputs: data };
     }
   }
 
   private scale(cluster: ClusterEntity, key: 'scale_out' | 'scale_in', data: Json): Planned {
-    const count = intField(data, 'count', { min: 0 });
+    const { count } = ScaleAction.read(data);
     const action = key === 'scale_out' ? 'CLUSTER_SCALE_OUT' : 'CLUSTER_SCALE_IN';
     const error = checkScaleRequest(cluster, action, count, this.config.maxNodesPerCluster);
     if (error) throw badRequest(error);
@@ -150,7 +142,7 @@ export class ClusterActionsService {
 
   private async resize(tx: Tx, cluster: ClusterEntity, data: Json): Promise<Planned> {
     const limit = this.config.maxNodesPerCluster;
-    const params = resizeParams(data);
+    const params = ResizeAction.read(data);
     const nodeCount = await tx.manager.getRepository(NodeEntity).countBy({ cluster_id: cluster.id });
     const error = checkResizeRequest(cluster, nodeCount, params, limit);
     if (error) throw badRequest(error);
@@ -159,8 +151,7 @@ export class ClusterActionsService {
   }
 
   private async policyAttach(tx: Tx, req: ApiRequest, data: Json): Promise<Planned> {
-    const policyId = policyIdField(data);
-    const enabled = boolField(data, 'enabled') ?? true;
+    const { policy_id: policyId, enabled } = PolicyAttachAction.read(data);
     const policy = await lookup(tx.manager, PolicyEntity, policyId, { project: req.caller.projectId });
     if (!policy) throw badRequest(`The specified policy '${policyId}' could not be found.`);
     return { action: 'CLUSTER_ATTACH_POLICY', inputs: { policy_id: policy.id, enabled } };
@@ -174,7 +165,7 @@ export class ClusterActionsService {
     key: 'policy_detach' | 'policy_update',
     data: Json,
   ): Promise<Planned> {
-    const policyId = policyIdField(data);
+    const { policy_id: policyId } = PolicyDetachAction.read(data);
     const policy = await lookup(tx.manager, PolicyEntity, policyId, { project: req.caller.projectId });
     if (!policy) throw badRequest(`The specified policy '${policyId}' could not be found.`);
     const binding = await tx.manager.getRepository(ClusterPolicyEntity).findOneBy({ cluster_id: cluster.id, policy_id: policy.id });
@@ -182,11 +173,11 @@ export class ClusterActionsService {
       throw badRequest(`The policy '${policyId}' is not attached to the specified cluster '${clusterIdentity}'.`);
     }
     if (key === 'policy_detach') return { action: 'CLUSTER_DETACH_POLICY', inputs: { policy_id: policy.id } };
-    return { action: 'CLUSTER_UPDATE_POLICY', inputs: { policy_id: policy.id, enabled: boolField(data, 'enabled') ?? true } };
+    return { action: 'CLUSTER_UPDATE_POLICY', inputs: { policy_id: policy.id, enabled: PolicyUpdateAction.read(data).enabled } };
   }
 
   private async addNodes(tx: Tx, req: ApiRequest, cluster: ClusterEntity, data: Json): Promise<Planned> {
-    const identities = nodesField(data);
+    const { nodes: identities } = AddNodesAction.read(data);
     const { found, missing } = await this.findNodes(tx, req, identities);
     if (missing.length) throw badRequest(`Nodes not found: ${pyList(missing)}.`);
     const owned = found.filter(([, n]) => n.cluster_id !== null).map(([i]) => i);
@@ -205,8 +196,7 @@ export class ClusterActionsService {
   }
 
   private async delNodes(tx: Tx, req: ApiRequest, cluster: ClusterEntity, data: Json): Promise<Planned> {
-    const identities = nodesField(data);
-    const destroy = boolField(data, 'destroy_after_deletion');
+    const { nodes: identities, destroy_after_deletion: destroy } = DelNodesAction.read(data);
     const { found, missing } = await this.findNodes(tx, req, identities);
     if (missing.length) throw badRequest(`Nodes not found: ${pyList(missing)}.`);
     const strangers = found.filter(([, n]) => n.cluster_id !== cluster.id).map(([i]) => i);
@@ -271,27 +261,10 @@ export class ClusterActionsService {
   }
 }
 
-/**
- * `replace_nodes` (≥1.3): `{"nodes": {<old>: <new>, ...}}`, a non-empty map of distinct strings
- * (Senlin's NodeReplaceMapField).
- */
-function replaceMap(req: ApiRequest, data: Json): Record<string, string> {
-  if (!req.version.atLeast('1.3')) throw badRequest(`API version '${req.version.toString()}' is not supported on this method.`, 'HTTPBadRequest');
-  const nodes = data.nodes;
-  if (!isMap(nodes) || Object.keys(nodes).length === 0) throw badRequest('The data provided is not a map', 'HTTPBadRequest');
-  const map: Record<string, string> = {};
-  for (const [k, v] of Object.entries(nodes)) {
-    if (v === null || v === undefined) throw badRequest(`Field \`nodes[${k}]' cannot be None`);
-    map[k] = String(v);
-  }
-  if (new Set(Object.values(map)).size !== Object.values(map).length) throw badRequest('Map contains duplicated values');
-  return map;
-}
-
 /** `recover`'s params as Senlin's cluster_recover checks them: operation, operation_params, check, check_capacity. */
 function recoverParams(data: Json): Record<string, unknown> {
   for (const key of Object.keys(data)) {
-    if (!['operation', 'operation_params', 'check', 'check_capacity'].includes(key)) {
+    if (!RecoverAction.keys.includes(key)) {
       throw badRequest(`Action parameter ${key} is not recognizable.`);
     }
   }
@@ -312,59 +285,24 @@ function recoverParams(data: Json): Record<string, unknown> {
  * looked up, in Senlin's order (its API parsed the request object, then the conductor checked the
  * parameters, then found the cluster): a malformed request about an unknown cluster is a 400.
  */
-function pickAction(body: unknown, req: ApiRequest): [string, Json] {
-  if (!isMap(body) || Object.keys(body).length === 0) throw badRequest('No action specified', 'HTTPBadRequest');
-  const keys = Object.keys(body);
-  if (keys.length > 1) throw badRequest('Multiple actions specified', 'HTTPBadRequest');
-  const key = keys[0];
-  if (!SUPPORTED.includes(key)) throw badRequest(`Unrecognized action '${key}' specified`, 'HTTPBadRequest');
-  const data = body[key] ?? {};
-  if (!isMap(data)) throw badRequest('The data provided is not a map', 'HTTPBadRequest');
+function pickAction(body: unknown, req: ApiRequest): [ActionKey, Json] {
+  const [key, data] = ClusterActionRequest.pick(body);
   checkActionRequest(key, data, req);
   return [key, data];
 }
 
-function checkActionRequest(key: string, data: Json, req: ApiRequest): void {
-  switch (key) {
-    case 'scale_out':
-    case 'scale_in':
-      checkKeys(data, ['count']);
-      intField(data, 'count', { min: 0 });
-      return;
-    case 'resize': {
-      checkKeys(data, ['adjustment_type', 'number', 'min_size', 'max_size', 'min_step', 'strict']);
-      const error = checkResizeParams(resizeParams(data));
-      if (error) throw badRequest(error);
-      return;
-    }
-    case 'policy_attach':
-    case 'policy_update':
-      checkKeys(data, ['policy_id', 'enabled'], ['policy_id']);
-      policyIdField(data);
-      boolField(data, 'enabled');
-      return;
-    case 'policy_detach':
-      checkKeys(data, ['policy_id'], ['policy_id']);
-      policyIdField(data);
-      return;
-    case 'add_nodes':
-      checkKeys(data, ['nodes']);
-      nodesField(data);
-      return;
-    case 'del_nodes':
-      checkKeys(data, req.version.atLeast('1.4') ? ['nodes', 'destroy_after_deletion'] : ['nodes']);
-      nodesField(data);
-      boolField(data, 'destroy_after_deletion');
-      return;
-    case 'repair':
-      checkKeys(data, []);
-      return;
-    // recover's parameters are judged after the cluster is found (Senlin's engine checks them:
-    // an unknown cluster is a 404 whatever the parameters)
-    case 'replace_nodes':
-      replaceMap(req, data);
-      return;
+function checkActionRequest(key: ActionKey, data: Json, req: ApiRequest): void {
+  // complete_lifecycle checks the microversion before its body (completeLifecycle)
+  if (key === 'complete_lifecycle') return;
+  if (key === 'replace_nodes' && !req.version.atLeast('1.3')) {
+    throw badRequest(`API version '${req.version.toString()}' is not supported on this method.`, 'HTTPBadRequest');
   }
+  if (key === 'resize') {
+    const error = checkResizeParams(ResizeAction.parse(data));
+    if (error) throw badRequest(error);
+    return;
+  }
+  ClusterActionRequest.members[key].parse(data, { version: req.version });
 }
 
 /**
@@ -374,59 +312,5 @@ function checkActionRequest(key: string, data: Json, req: ApiRequest): void {
  * required here.
  */
 export function checkActionParams(key: string, data: Json): void {
-  switch (key) {
-    case 'scale_out':
-    case 'scale_in':
-      intField(data, 'count', { min: 0 });
-      return;
-    case 'resize':
-      resizeParams(data);
-      return;
-    case 'policy_attach':
-    case 'policy_update':
-      stringField(data, 'policy_id');
-      boolField(data, 'enabled');
-      return;
-    case 'policy_detach':
-      stringField(data, 'policy_id');
-      return;
-    case 'del_nodes':
-      boolField(data, 'destroy_after_deletion');
-      return;
-  }
+  if (key in ClusterActionRequest.members) ClusterActionRequest.members[key as ActionKey].checkValues(data);
 }
-
-function resizeParams(data: Json) {
-  return {
-    adjustment_type: enumField(data, 'adjustment_type', ADJUSTMENT_TYPES),
-    number: numberField(data, 'number'),
-    min_size: intField(data, 'min_size', { min: 0, capacity: true }),
-    max_size: intField(data, 'max_size', { min: -1, capacity: true }),
-    min_step: intField(data, 'min_step', { min: 0 }),
-    strict: boolField(data, 'strict') ?? true,
-  };
-}
-
-function policyIdField(data: Json): string {
-  const policyId = stringField(data, 'policy_id');
-  if (policyId === null) throw badRequest("'policy_id' is a required property");
-  return policyId;
-}
-
-/**
- * Senlin's IdentityList for `nodes`: at least one item, all different. Senlin ran its unique-items
- * check on a string's characters (so `"node_id"` is refused as not unique); Trellis gives that
- * message for any value that is not a list.
- */
-function nodesField(data: Json): string[] {
-  const value = data.nodes ?? [];
-  if (Array.isArray(value) && value.length === 0) throw badRequest("Value for 'nodes' must have at least 1 item(s).");
-  if (Array.isArray(value) && value.length > MAX_NODES_PER_REQUEST) {
-    throw badRequest(`Value for 'nodes' must have at most ${MAX_NODES_PER_REQUEST} item(s).`);
-  }
-  if (!Array.isArray(value) || new Set(value.map((v) => JSON.stringify(v))).size !== value.length) {
-    throw badRequest("Items for 'nodes' must be unique");
-  }
-  return stringListField(data, 'nodes', 1) ?? [];
-}
-

@@ -9,6 +9,13 @@ import { HostVisibility } from '../shared/host-visibility';
 import { mustFind } from '../shared/lookup';
 import { nodeView, recordedServerDetails } from '../shared/views';
 import { parseAttributePath } from './attribute-path';
+import { list, uuid, value, view, type OutOf } from '../shapes/response';
+
+const ClusterAttribute = view('ClusterAttribute', {
+  id: uuid({ description: 'The node.' }),
+  value: value({ description: 'What the path selects in the node (its first match).', example: 'node-1' }),
+});
+export const ClusterAttributes = view('ClusterAttributes', { cluster_attributes: list(ClusterAttribute) });
 
 /**
  * `GET /v1/clusters/{id}/attrs/{path}` (>= 1.2, Senlin's cluster_collect): the value the path
@@ -23,7 +30,7 @@ export class ClusterCollectService {
     private readonly hosts: HostVisibility,
   ) {}
 
-  async collect(req: ApiRequest, identity: string, rawPath: string) {
+  async collect(req: ApiRequest, identity: string, rawPath: string): Promise<OutOf<typeof ClusterAttributes>> {
     requireVersion(req.version, '1.2');
     const path = rawPath.trim();
     if (path === '' || path === 'None') throw badRequest('Required path attribute is missing.', 'HTTPBadRequest');

@@ -1,14 +1,13 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { ClusterPolicyEnvelope, ClusterPolicyList } from '../openapi/response-bodies.dto';
+import { ApiTags } from '@nestjs/swagger';
+import { ListQuery, NotFound, Ok, SenlinApi } from '../openapi/api-docs.decorators';
 import { DomainError } from '@trellis/common';
 import { ClusterEntity, ClusterPolicyEntity, PolicyEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { boolFilter, parseListQuery } from '../shared/list-query';
 import { mustFind } from '../shared/lookup';
-import { bindingView } from '../shared/views';
+import { ClusterPolicyEnvelope, ClusterPolicyList, bindingView } from '../shared/views';
 import { Operation } from '../core/policy.guard';
 
 const LIST = { filters: ['enabled', 'policy_name', 'policy_type'], sortKeys: ['enabled'], paging: false } as const;
@@ -21,7 +20,7 @@ export class ClusterPoliciesController {
 
   @Get()
   @Operation('cluster_policies:index')
-  @ApiOkResponse({ type: ClusterPolicyList })
+  @Ok(ClusterPolicyList)
   @ListQuery({ filters: LIST.filters, sortKeys: LIST.sortKeys, paging: false })
   @NotFound()
   async list(@Ctx() req: ApiRequest, @Param('cluster_id') clusterId: string, @Query() query: Record<string, unknown>) {
@@ -45,7 +44,7 @@ export class ClusterPoliciesController {
 
   @Get(':policy_id')
   @Operation('cluster_policies:get')
-  @ApiOkResponse({ type: ClusterPolicyEnvelope })
+  @Ok(ClusterPolicyEnvelope)
   @NotFound()
   async show(@Ctx() req: ApiRequest, @Param('cluster_id') clusterId: string, @Param('policy_id') policyId: string) {
     const manager = this.uow.manager;

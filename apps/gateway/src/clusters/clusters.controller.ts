@@ -1,18 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { ClusterActionRequest, ClusterCreateRequest, ClusterUpdateRequest } from '../openapi/request-bodies.dto';
-import { ActionAccepted, ClusterAttributes, ClusterEnvelope, ClusterList, DryRunResult } from '../openapi/response-bodies.dto';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, Ok, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { DryRunResult } from '../decisions/decision.shapes';
+import { ActionAccepted, ClusterEnvelope, ClusterList } from '../shared/views';
+import { ClusterActionRequest, ClusterCreateBody, ClusterUpdateBody } from './cluster.shapes';
 import { acceptedNull, setActionLocation } from '../core/accepted';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import type { HttpResponse } from '../core/http.types';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ClusterActionsService } from './cluster-actions.service';
 import { ClustersService } from './clusters.service';
-import { ClusterCollectService } from './cluster-collect.service';
+import { ClusterAttributes, ClusterCollectService } from './cluster-collect.service';
 import { Operation } from '../core/policy.guard';
 import { clusterActionOperationsOf } from './cluster-action-operations';
 import { boolParam } from '../shared/body';
+import type { OutOf } from '../shapes/response';
 
 @ApiTags('clusters')
 @SenlinApi()
@@ -26,7 +28,7 @@ export class ClustersController {
 
   @Get()
   @Operation('clusters:index')
-  @ApiOkResponse({ type: ClusterList })
+  @Ok(ClusterList)
   @ListQuery({ filters: ['name', 'status'], sortKeys: ['name', 'status', 'init_at', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.clusters.list(req, query);
@@ -36,7 +38,7 @@ export class ClustersController {
   @Operation('clusters:create')
   @Idempotent()
   @HttpCode(202)
-  @ApiBody({ type: ClusterCreateRequest })
+  @RequestBody(ClusterCreateBody)
   @AcceptedAction(ClusterEnvelope, 'The cluster, in status INIT; CLUSTER_CREATE runs behind the Location.')
   async create(@Ctx() req: ApiRequest, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {
     const accepted = await this.clusters.create(req, body);
@@ -46,7 +48,7 @@ export class ClustersController {
 
   @Get(':cluster_id')
   @Operation('clusters:get')
-  @ApiOkResponse({ type: ClusterEnvelope })
+  @Ok(ClusterEnvelope)
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('cluster_id') id: string) {
     return this.clusters.get(req, id);
@@ -56,7 +58,7 @@ export class ClustersController {
   @Operation('clusters:update')
   @Idempotent()
   @HttpCode(202)
-  @ApiBody({ type: ClusterUpdateRequest })
+  @RequestBody(ClusterUpdateBody)
   @AcceptedAction(ClusterEnvelope, 'The cluster; CLUSTER_UPDATE runs behind the Location.')
   @NotFound()
   @Conflict('Another action holds the cluster.')
@@ -73,7 +75,7 @@ export class ClustersController {
 
   @Get(':cluster_id/attrs/:path')
   @Operation('clusters:collect')
-  @ApiOkResponse({ type: ClusterAttributes, description: '>= 1.2. The value the path selects in each member node that has one.' })
+  @Ok(ClusterAttributes, '>= 1.2. The value the path selects in each member node that has one.')
   @NotFound()
   collect(@Ctx() req: ApiRequest, @Param('cluster_id') id: string, @Param('path') path: string) {
     return this.attributes.collect(req, id, path);
@@ -99,10 +101,11 @@ export class ClustersController {
   @Operation(clusterActionOperationsOf)
   @Idempotent()
   @HttpCode(202)
-  @ApiBody({ type: ClusterActionRequest, description: 'Exactly one action key; its value may be null for an empty map.' })
+  @RequestBody(ClusterActionRequest, { description: 'Exactly one action key; its value may be null for an empty map.' })
   @ApiQuery({ name: 'dry_run', required: false, type: Boolean, description: 'Decide without acting: 200 with the decision, nothing stored.' })
-  @AcceptedAction(ActionAccepted, 'The action was created.')
-  @ApiOkResponse({ type: DryRunResult, description: 'With dry_run=true: what the engine would decide now.' })
+  // the 202 or, with dry_run, the 200: the handler answers one of the two
+  @AcceptedAction<OutOf<typeof ActionAccepted> | OutOf<typeof DryRunResult>>(ActionAccepted, 'The action was created.')
+  @ApiOkResponse({ schema: DryRunResult.ref, description: 'With dry_run=true: what the engine would decide now.' })
   @NotFound()
   @Conflict('Locked cluster, conflicting action, scaling cooldown, or an unsupported action.')
   async act(

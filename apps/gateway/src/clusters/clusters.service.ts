@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError, badRequest, conflict } from '@trellis/common';
-import { CLEANUP_FAILED_NODES_KEY } from '@trellis/decisions';
 import { ClusterEntity, ProfileEntity } from '@trellis/persistence/entities';
 import { ActionSubmitter } from '../actions/action-submitter';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
@@ -9,12 +8,15 @@ import type { ApiRequest } from '../core/request.decorators';
 import { checkSizeParams } from '../infra/policies.adapter';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { boolField, boolParam, checkKeys, checkName, envelope, intField, mapField, stringField } from '../shared/body';
+import { boolParam } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
 import { ClusterStatuses } from '@trellis/contracts';
 import { mustBuildNodes } from '../profiles/profile-types';
 import { lookup, mustFind } from '../shared/lookup';
 import { clusterViewOf, clusterViews } from './cluster-views';
+import { ClusterCreateBody, ClusterUpdateBody } from './cluster.shapes';
+import type { ClusterEnvelope } from '../shared/views';
+import type { OutOf } from '../shapes/response';
 
 const LIST = {
   filters: ['name', 'status'],
@@ -39,24 +41,14 @@ export class ClustersService {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async create(req: ApiRequest, body: unknown): Promise<Accepted<{ cluster: unknown }>> {
-    const input = envelope(body, 'cluster');
-    checkKeys(
-      input,
-      ['name', 'profile_id', 'desired_capacity', 'min_size', 'max_size', 'timeout', 'metadata', 'config'],
-      ['name', 'profile_id'],
-    );
-    const name = checkName(input.name);
-    const profileId = stringField(input, 'profile_id');
-    if (profileId === null) throw badRequest("'profile_id' is a required property");
+  async create(req: ApiRequest, body: unknown): Promise<Accepted<OutOf<typeof ClusterEnvelope>>> {
     const limit = this.config.maxNodesPerCluster;
-    const minSize = intField(input, 'min_size', { min: 0, max: limit, capacity: true });
-    const maxSize = intField(input, 'max_size', { min: -1, max: limit, capacity: true });
-    const desiredIn = intField(input, 'desired_capacity', { min: 0, max: limit, capacity: true });
-    const timeout = intField(input, 'timeout', { min: 0 }) ?? this.config.defaultActionTimeout;
-    const metadata = mapField(input, 'metadata') ?? {};
-    const config = checkConfig(mapField(input, 'config')) ?? {};
-    const desired = desiredIn ?? minSize ?? 0;
+    const input = ClusterCreateBody.parse(body, { maxNodesPerCluster: limit });
+    const { name, profile_id: profileId, min_size: minSize, max_size: maxSize } = input;
+    const timeout = input.timeout ?? this.config.defaultActionTimeout;
+    const metadata = input.metadata ?? {};
+    const config = input.config ?? {};
+    const desired = input.desired_capacity ?? minSize ?? 0;
     const sizes = { min: minSize ?? 0, max: maxSize ?? -1 };
     const sizeError = checkSizeParams({ min_size: 0, max_size: -1, desired_capacity: 0 }, desired, sizes.min, sizes.max, true, limit);
     if (sizeError) throw badRequest(sizeError);
@@ -117,15 +109,8 @@ export class ClustersService {
     return { cluster: await clusterViewOf(this.uow.manager, cluster) };
   }
 
-  async update(req: ApiRequest, identity: string, body: unknown): Promise<Accepted<{ cluster: unknown }>> {
-    const input = envelope(body, 'cluster', "Malformed request data, missing 'cluster' key in request body.");
-    checkKeys(input, ['name', 'profile_id', 'metadata', 'timeout', 'config', 'profile_only']);
-    const name = input.name === undefined || input.name === null ? null : checkName(input.name);
-    const profileId = stringField(input, 'profile_id');
-    const metadata = mapField(input, 'metadata');
-    const timeout = intField(input, 'timeout', { min: 0 });
-    const config = checkConfig(mapField(input, 'config'));
-    const profileOnly = boolField(input, 'profile_only');
+  async update(req: ApiRequest, identity: string, body: unknown): Promise<Accepted<OutOf<typeof ClusterEnvelope>>> {
+    const { name, profile_id: profileId, metadata, timeout, config, profile_only: profileOnly } = ClusterUpdateBody.parse(body);
     return this.uow.run(async (tx) => {
       const { manager } = tx;
       const cluster = await mustFind(manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
@@ -184,16 +169,4 @@ export class ClustersService {
   private find(req: ApiRequest, identity: string): Promise<ClusterEntity> {
     return mustFind(this.uow.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId });
   }
-}
-
-/**
- * The cluster config keys Trellis reads itself must hold what it can use, so a typo is a 400 now
- * rather than a note on a failed action later. Other keys are kept as given, as Senlin does.
- */
-function checkConfig(config: Record<string, unknown> | null): Record<string, unknown> | null {
-  const cleanup = config?.[CLEANUP_FAILED_NODES_KEY];
-  if (cleanup !== undefined && cleanup !== null && typeof cleanup !== 'boolean') {
-    throw badRequest(`The value for config.${CLEANUP_FAILED_NODES_KEY} must be true or false: '${JSON.stringify(cleanup)}'.`);
-  }
-  return config;
 }

@@ -1,12 +1,22 @@
 import type { ErrorCode } from '@trellis/common';
+import { int, optional, str, view, type OutOf } from '../shapes/response';
 
-/** Senlin's error document (fault middleware): WebOb's title and explanation plus the error itself. */
-export interface SenlinErrorBody {
-  code: number;
-  title: string;
-  explanation: string;
-  error: { code: number; message: string; type: string; error_id?: string };
-}
+const SenlinErrorDetail = view('SenlinErrorDetail', {
+  code: int({ example: 400 }),
+  message: str({ example: "'spec' is a required property" }),
+  type: str({ example: 'BadRequest', description: 'Senlin exception class: HTTPBadRequest, BadRequest, ResourceNotFound, ActionConflict, ...' }),
+  error_id: optional(str({ description: 'Set on 500s: the id to find the failure in the logs.' })),
+});
+
+/** Senlin's error document (fault middleware): WebOb's title and explanation plus the error itself, for every 4xx and 5xx. */
+export const SenlinError = view('SenlinError', {
+  code: int({ example: 400 }),
+  title: str({ example: 'Bad Request' }),
+  explanation: str({ example: 'The server could not comply with the request since it is either malformed or otherwise incorrect.' }),
+  error: SenlinErrorDetail,
+});
+
+export type SenlinErrorBody = OutOf<typeof SenlinError>;
 
 const BAD_REQUEST_EXPLANATION =
   'The server could not comply with the request since it is either malformed or otherwise incorrect.';

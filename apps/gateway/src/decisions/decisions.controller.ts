@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { EvaluationRequest } from '../openapi/request-bodies.dto';
-import { DecisionEnvelope, EvaluationResult } from '../openapi/response-bodies.dto';
+import { ApiTags } from '@nestjs/swagger';
+import { NotFound, Ok, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { DecisionEnvelope, EvaluationResult } from './decision.shapes';
+import { EvaluationRequest } from './evaluation-request';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { DecisionsService } from './decisions.service';
 import { Operation } from '../core/policy.guard';
@@ -16,7 +16,7 @@ export class DecisionsController {
   /** The whole record of an action's decision: input snapshot, output, plan and per-policy trace. */
   @Get('actions/:action_id/decision')
   @Operation('actions:decision')
-  @ApiOkResponse({ type: DecisionEnvelope })
+  @Ok(DecisionEnvelope)
   @NotFound()
   decision(@Ctx() req: ApiRequest, @Param('action_id') id: string) {
     return this.decisions.decisionOf(req, id);
@@ -26,8 +26,8 @@ export class DecisionsController {
   @Post('evaluations')
   @Operation('evaluations:create')
   @HttpCode(200)
-  @ApiBody({ type: EvaluationRequest })
-  @ApiOkResponse({ type: EvaluationResult })
+  @RequestBody(EvaluationRequest)
+  @Ok(EvaluationResult)
   evaluate(@Body() body: unknown) {
     return this.decisions.evaluate(body);
   }

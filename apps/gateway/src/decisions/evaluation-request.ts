@@ -1,6 +1,7 @@
 import { badRequest } from '@trellis/common';
 import type { EvaluationInput } from '@trellis/policies';
 import { isMap } from '../shared/body';
+import { FREE_MAP, ObjectBody, given } from '../shapes/request';
 
 /**
  * Bounds of a POST /v1/evaluations body, far above what a real snapshot needs: Senlin's worked
@@ -11,6 +12,31 @@ export const MAX_EVALUATION_DEPTH = 32;
 export const MAX_EVALUATION_VALUES = 100_000;
 
 const DECIDING_HOOKS = ['pre_op', 'post_op'];
+
+/** The decision snapshot `trellis evaluate` reads (libs/policies EvaluationInput); its fields are evaluate()'s to judge. */
+export const EvaluationRequest = new ObjectBody(
+  'EvaluationRequest',
+  {
+    hook: given({ type: 'string', enum: ['pre_op', 'post_op', 'attach', 'detach'], default: 'pre_op' }),
+    policies: given({
+      type: 'array',
+      items: { type: 'object', additionalProperties: true, required: ['spec'] },
+      description: 'Policies to run: {id, name, spec, enabled, binding_id, attached_at, binding_data, last_op, priority}.',
+    }),
+    attached: given({ type: 'array', items: FREE_MAP, description: 'attach only: policies already attached.' }),
+    cluster: given({ ...FREE_MAP, description: '{id, name, min_size, max_size, desired_capacity, profile, nodes}.' }),
+    cloud: given({ ...FREE_MAP, nullable: true, description: 'Cloud facts: availability zones, hosts, server groups.' }),
+    action: given({ ...FREE_MAP, example: { action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 } }, description: 'Required for pre_op and post_op.' }),
+    now: given({ type: 'string', format: 'date-time' }),
+    seed: given({ type: 'integer', description: 'Seed for deterministic random choices and ids.' }),
+  },
+  { openKeys: true },
+);
+
+/** The table names exactly EvaluationInput's keys: a field added to or removed from one fails the build until the other follows. */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const documentsEvaluationInput: SameKeys<keyof typeof EvaluationRequest.fields, keyof EvaluationInput> = true;
+void documentsEvaluationInput;
 
 /**
  * The body of POST /v1/evaluations (and the `evaluation.create` RPC) as a snapshot worth

@@ -1,7 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { EventEnvelope, EventList } from '../openapi/response-bodies.dto';
+import { ApiTags } from '@nestjs/swagger';
+import { ListQuery, NotFound, Ok, SenlinApi } from '../openapi/api-docs.decorators';
 import { badRequest } from '@trellis/common';
 import { ClusterEntity, EventEntity } from '@trellis/persistence/entities';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
@@ -10,7 +9,7 @@ import { ACTION_NAME_FILTER, parseListQuery, runList, whereUuidIn } from '../sha
 import { INT4_MAX, pyList } from '../shared/body';
 import { HostVisibility } from '../shared/host-visibility';
 import { lookup, mustFind } from '../shared/lookup';
-import { eventView } from '../shared/views';
+import { EventEnvelope, EventList, eventView } from '../shared/views';
 import { Operation } from '../core/policy.guard';
 
 const LIST = {
@@ -33,7 +32,7 @@ export class EventsController {
 
   @Get()
   @Operation('events:index')
-  @ApiOkResponse({ type: EventList })
+  @Ok(EventList)
   @ListQuery(LIST)
   async list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     const q = parseListQuery(query, LIST, req);
@@ -68,7 +67,7 @@ export class EventsController {
 
   @Get(':event_id')
   @Operation('events:get')
-  @ApiOkResponse({ type: EventEnvelope })
+  @Ok(EventEnvelope)
   @NotFound()
   async show(@Ctx() req: ApiRequest, @Param('event_id') id: string) {
     const event = await mustFind(this.uow.manager, EventEntity, 'event', id, { project: req.caller.projectId, byName: false });

@@ -1,9 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { FindingList } from '../openapi/response-bodies.dto';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { NotFound, Ok, SenlinApi } from '../openapi/api-docs.decorators';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
-import { FindingsService } from './findings.service';
+import { FindingList, FindingsService } from './findings.service';
 import { Operation } from '../core/policy.guard';
 
 @ApiTags('clusters')
@@ -18,7 +17,7 @@ export class FindingsController {
    */
   @Get(':cluster_id/findings')
   @Operation('clusters:findings')
-  @ApiOkResponse({ type: FindingList })
+  @Ok(FindingList)
   @ApiQuery({ name: 'status', required: false, enum: ['OPEN', 'RESOLVED', 'all'], description: 'Default OPEN.' })
   @NotFound()
   list(@Ctx() req: ApiRequest, @Param('cluster_id') id: string, @Query() query: Record<string, unknown>) {

@@ -5,8 +5,34 @@ import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { HostVisibility } from '../shared/host-visibility';
 import { mustFind } from '../shared/lookup';
+import { list, map, nullable, oneOf, str, time, uuid, view, type OutOf } from '../shapes/response';
 
 const STATUSES = ['OPEN', 'RESOLVED', 'all'];
+const NULLABLE_STRING = nullable(str());
+
+export const FindingView = view('FindingView', {
+  id: uuid(),
+  cluster_id: uuid(),
+  kind: str(),
+  status: oneOf(['OPEN', 'RESOLVED']),
+  policy_id: NULLABLE_STRING,
+  group_id: NULLABLE_STRING,
+  host: NULLABLE_STRING,
+  node_ids: list(str()),
+  message: str(),
+  detail: nullable(map()),
+  found_by: NULLABLE_STRING,
+  found_at: time(),
+  last_seen_at: time(),
+  resolved_by: NULLABLE_STRING,
+  resolved_at: time(),
+});
+
+export const FindingList = view('FindingList', {
+  cluster_id: uuid(),
+  checked_at: time({ description: 'When the last drift check ran.' }),
+  findings: list(FindingView),
+});
 
 @Injectable()
 export class FindingsService {
@@ -15,7 +41,7 @@ export class FindingsService {
     private readonly hosts: HostVisibility,
   ) {}
 
-  async list(req: ApiRequest, identity: string, query: Record<string, unknown>) {
+  async list(req: ApiRequest, identity: string, query: Record<string, unknown>): Promise<OutOf<typeof FindingList>> {
     const unknown = Object.keys(query).filter((k) => k !== 'status');
     if (unknown.length) throw badRequest(`Invalid query parameter(s) for findings: ${unknown.join(', ')}; only 'status' is accepted.`);
     const status = query.status === undefined ? 'OPEN' : query.status;
@@ -37,7 +63,7 @@ export class FindingsService {
   }
 }
 
-export function findingView(f: ClusterFindingEntity) {
+export function findingView(f: ClusterFindingEntity): OutOf<typeof FindingView> {
   return {
     id: f.id,
     cluster_id: f.cluster_id,

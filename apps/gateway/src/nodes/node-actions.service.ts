@@ -13,13 +13,14 @@ import { checkOperationParams, hasOperation } from '../profiles/profile-type';
 import { PROFILE_TYPES } from '../profiles/profile-types';
 import type { EntityManager } from 'typeorm';
 import { nodeActionTimeout } from './node-timeout';
+import { NodeActionRequest, NodeOperationRequest, NodeRecoverParams } from './node.shapes';
+import { RECOVERY_OPERATIONS } from '../clusters/cluster.shapes';
 
-/** Senlin's recovery operations (consts.RECOVERY_ACTIONS) and reboot types. */
-const RECOVERY_OPERATIONS = ['REBOOT', 'REBUILD', 'RECREATE'];
+/** Senlin's reboot types. */
 const REBOOT_TYPES = ['SOFT', 'HARD'];
 
 /** The keys `POST /v1/nodes/{id}/actions` takes; RPC serves each as `node.<key>`. */
-export const NODE_ACTION_KEYS = ['check', 'recover'] as const;
+export const NODE_ACTION_KEYS = NodeActionRequest.keys;
 
 /**
  * POST /v1/nodes/{id}/actions (check, recover) and POST /v1/nodes/{id}/ops (>= 1.4): Senlin's
@@ -35,14 +36,7 @@ export class NodeActionsService {
   ) {}
 
   async act(req: ApiRequest, identity: string, body: unknown): Promise<string> {
-    const map = isMap(body) ? body : {};
-    const keys = Object.keys(map);
-    if (keys.length === 0) throw badRequest('No action specified.');
-    if (keys.length > 1) throw badRequest('Multiple actions specified.');
-    const key = keys[0];
-    if (!(NODE_ACTION_KEYS as readonly string[]).includes(key)) throw badRequest(`Unrecognized action '${key}' specified`);
-    const params = map[key] ?? {};
-    if (!isMap(params)) throw badRequest('The params provided is not a map.');
+    const [key, params] = NodeActionRequest.pick(body);
     return this.uow.run(async (tx) => {
       const node = await mustFind(tx.manager, NodeEntity, 'node', identity, { project: req.caller.projectId });
       const inputs = key === 'check' ? { ...params } : recoverInputs({ ...params });
@@ -59,11 +53,7 @@ export class NodeActionsService {
 
   async operate(req: ApiRequest, identity: string, body: unknown): Promise<string> {
     requireVersion(req.version, '1.4');
-    const map = isMap(body) ? body : {};
-    const keys = Object.keys(map);
-    if (keys.length === 0) throw badRequest('No operation specified.');
-    if (keys.length > 1) throw badRequest('Multiple operations specified.');
-    const operation = keys[0];
+    const [operation, map] = NodeOperationRequest.pick(body);
     return this.uow.run(async (tx) => {
       const node = await mustFind(tx.manager, NodeEntity, 'node', identity, { project: req.caller.projectId });
       const profile = await tx.manager.getRepository(ProfileEntity).findOneBy({ id: node.profile_id });
@@ -112,7 +102,8 @@ function recoverInputs(params: Record<string, unknown>): Record<string, unknown>
       inputs.operation_params = opParams;
     }
   }
-  for (const key of ['check', 'delete_timeout', 'force_recreate']) {
+  // the other documented parameters pass on as given
+  for (const key of NodeRecoverParams.keys.filter((k) => k !== 'operation' && k !== 'operation_params')) {
     if (key in params) {
       inputs[key] = params[key];
       delete params[key];

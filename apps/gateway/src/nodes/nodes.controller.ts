@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { NodeActionRequest, NodeCreateRequest, NodeOperationRequest, NodeUpdateRequest } from '../openapi/request-bodies.dto';
-import { ActionAccepted, NodeEnvelope, NodeList } from '../openapi/response-bodies.dto';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, Ok, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { ActionAccepted, NodeEnvelope, NodeList } from '../shared/views';
+import { NodeActionRequest, NodeCreateBody, NodeOperationRequest, NodeUpdateBody } from './node.shapes';
 import { acceptedNull, setActionLocation } from '../core/accepted';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import type { HttpResponse } from '../core/http.types';
@@ -22,7 +22,7 @@ export class NodesController {
 
   @Get()
   @Operation('nodes:index')
-  @ApiOkResponse({ type: NodeList })
+  @Ok(NodeList)
   @ListQuery({ filters: ['cluster_id', 'name', 'status'], sortKeys: ['index', 'name', 'status', 'init_at', 'created_at', 'updated_at'] })
   @ApiQuery({ name: 'show_details', required: false, type: Boolean })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
@@ -33,7 +33,7 @@ export class NodesController {
   @Operation('nodes:create')
   @Idempotent()
   @HttpCode(202)
-  @ApiBody({ type: NodeCreateRequest })
+  @RequestBody(NodeCreateBody)
   @AcceptedAction(NodeEnvelope, 'The node; NODE_CREATE runs behind the Location.')
   async create(@Ctx() req: ApiRequest, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {
     const accepted = await this.nodes.create(req, body);
@@ -43,7 +43,7 @@ export class NodesController {
 
   @Get(':node_id')
   @Operation('nodes:get')
-  @ApiOkResponse({ type: NodeEnvelope })
+  @Ok(NodeEnvelope)
   @ApiQuery({ name: 'show_details', required: false, type: Boolean, description: 'Add the physical details.' })
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('node_id') id: string, @Query() query: Record<string, unknown>) {
@@ -54,7 +54,7 @@ export class NodesController {
   @Operation('nodes:update')
   @Idempotent()
   @HttpCode(202)
-  @ApiBody({ type: NodeUpdateRequest })
+  @RequestBody(NodeUpdateBody)
   @AcceptedAction(NodeEnvelope, 'The node; NODE_UPDATE runs behind the Location.')
   @NotFound()
   async update(
@@ -87,7 +87,7 @@ export class NodesController {
   @Operation('nodes:action')
   @Idempotent()
   @HttpCode(202)
-  @ApiBody({ type: NodeActionRequest, description: 'Exactly one of `check` or `recover`, its value a map.' })
+  @RequestBody(NodeActionRequest, { description: 'Exactly one of `check` or `recover`, its value a map.' })
   @AcceptedAction(ActionAccepted, 'NODE_CHECK or NODE_RECOVER runs behind the Location.')
   @NotFound()
   @Conflict('Another action on the node or its cluster is active.')
@@ -101,7 +101,7 @@ export class NodesController {
   @Operation('nodes:operation')
   @Idempotent()
   @HttpCode(202)
-  @ApiBody({ type: NodeOperationRequest, description: '>= 1.4. Exactly one operation of the profile type (also pause, unpause, suspend, resume, lock, unlock, rescue, unrescue, evacuate).' })
+  @RequestBody(NodeOperationRequest, { description: '>= 1.4. Exactly one operation of the profile type (also pause, unpause, suspend, resume, lock, unlock, rescue, unrescue, evacuate).' })
   @AcceptedAction(ActionAccepted, 'NODE_OPERATION runs behind the Location.')
   @NotFound()
   async operate(@Ctx() req: ApiRequest, @Param('node_id') id: string, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {

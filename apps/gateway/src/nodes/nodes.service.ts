@@ -8,7 +8,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { boolField, checkKeys, checkName, envelope, mapField, stringField, toBool } from '../shared/body';
+import { toBool } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
 import { NodeStatuses } from '@trellis/contracts';
 import { HostVisibility } from '../shared/host-visibility';
@@ -17,6 +17,9 @@ import { lookup, mustFind } from '../shared/lookup';
 import { nodeView, recordedServerDetails } from '../shared/views';
 import { In, type EntityManager } from 'typeorm';
 import { nodeActionTimeout } from './node-timeout';
+import { NodeCreateBody, NodeUpdateBody } from './node.shapes';
+import type { NodeEnvelope } from '../shared/views';
+import type { OutOf } from '../shapes/response';
 
 const LIST = {
   filters: ['cluster_id', 'name', 'status'],
@@ -61,14 +64,8 @@ export class NodesService {
     return { node: view };
   }
 
-  async create(req: ApiRequest, body: unknown): Promise<Accepted<{ node: unknown }>> {
-    const input = envelope(body, 'node');
-    checkKeys(input, ['name', 'profile_id', 'cluster_id', 'role', 'metadata'], ['name', 'profile_id']);
-    const name = checkName(input.name);
-    const profileId = stringField(input, 'profile_id') as string;
-    const clusterIdentity = stringField(input, 'cluster_id');
-    const role = stringField(input, 'role');
-    const metadata = mapField(input, 'metadata') ?? {};
+  async create(req: ApiRequest, body: unknown): Promise<Accepted<OutOf<typeof NodeEnvelope>>> {
+    const { name, profile_id: profileId, cluster_id: clusterIdentity, role, metadata } = NodeCreateBody.parse(body);
     const scope = { project: req.caller.projectId };
     return this.uow.run(async (tx) => {
       const { manager } = tx;
@@ -105,7 +102,7 @@ export class NodesService {
         status: 'INIT',
         status_reason: 'Initializing',
         data: {},
-        metadata,
+        metadata: metadata ?? {},
         tainted: false,
         init_at: new Date(),
         created_at: null,
@@ -130,16 +127,8 @@ export class NodesService {
     });
   }
 
-  async update(req: ApiRequest, identity: string, body: unknown): Promise<Accepted<{ node: unknown }>> {
-    const input = envelope(body, 'node', "Malformed request data, missing 'node' key in request body.");
-    const allowed = ['name', 'profile_id', 'role', 'metadata'];
-    if (req.version.atLeast('1.13')) allowed.push('tainted');
-    checkKeys(input, allowed);
-    const name = input.name === undefined || input.name === null ? null : checkName(input.name);
-    const profileId = stringField(input, 'profile_id');
-    const role = stringField(input, 'role');
-    const metadata = mapField(input, 'metadata');
-    const tainted = boolField(input, 'tainted');
+  async update(req: ApiRequest, identity: string, body: unknown): Promise<Accepted<OutOf<typeof NodeEnvelope>>> {
+    const { name, profile_id: profileId, role, metadata, tainted } = NodeUpdateBody.parse(body, { version: req.version });
     const scope = { project: req.caller.projectId };
     return this.uow.run(async (tx) => {
       const { manager } = tx;

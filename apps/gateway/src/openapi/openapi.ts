@@ -1,10 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { MAX_API_VERSION } from '../core/api-version';
+import { componentSchemas } from '../shapes/components';
 
 /**
- * The OpenAPI document built from the controllers and DTOs, with the browsable UI at /docs and the
- * JSON at /docs-json (@nestjs/swagger 11 serves the UI from swagger-ui-dist; no swagger-ui-express).
+ * The OpenAPI document built from the controllers and the request and response shapes they name
+ * (shapes/), with the browsable UI at /docs and the JSON at /docs-json (@nestjs/swagger 11 serves the
+ * UI from swagger-ui-dist; no swagger-ui-express).
  */
 export function setupOpenApi(app: INestApplication): void {
   const config = new DocumentBuilder()
@@ -18,5 +20,6 @@ export function setupOpenApi(app: INestApplication): void {
     .addSecurityRequirements('keystone')
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...componentSchemas() } };
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { PolicyCreateRequest, PolicyUpdateRequest, PolicyValidateRequest } from '../openapi/request-bodies.dto';
-import { PolicyEnvelope, PolicyList } from '../openapi/response-bodies.dto';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { Conflict, Created, ListQuery, NotFound, Ok, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { PolicyEnvelope, PolicyList, ValidatedPolicyEnvelope } from '../shared/views';
+import { PolicyCreateBody, PolicyUpdateBody, PolicyValidateBody } from './policy.shapes';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { PoliciesService } from './policies.service';
 import { Operation } from '../core/policy.guard';
@@ -15,7 +15,7 @@ export class PoliciesController {
 
   @Get()
   @Operation('policies:index')
-  @ApiOkResponse({ type: PolicyList })
+  @Ok(PolicyList)
   @ListQuery({ filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.policies.list(req, query);
@@ -24,8 +24,8 @@ export class PoliciesController {
   @Post()
   @Operation('policies:create')
   @HttpCode(201)
-  @ApiBody({ type: PolicyCreateRequest })
-  @ApiCreatedResponse({ type: PolicyEnvelope })
+  @RequestBody(PolicyCreateBody)
+  @Created(PolicyEnvelope)
   @NotFound()
   create(@Ctx() req: ApiRequest, @Body() body: unknown) {
     return this.policies.create(req, body);
@@ -34,15 +34,15 @@ export class PoliciesController {
   @Post('validate')
   @Operation('policies:validate')
   @HttpCode(200)
-  @ApiBody({ type: PolicyValidateRequest })
-  @ApiOkResponse({ type: PolicyEnvelope, description: 'The policy as if created, with id null and name validated_policy (>= 1.2).' })
+  @RequestBody(PolicyValidateBody)
+  @Ok(ValidatedPolicyEnvelope, 'The policy as if created, with id null and name validated_policy (>= 1.2).')
   validate(@Ctx() req: ApiRequest, @Body() body: unknown) {
     return this.policies.validateOnly(req, body);
   }
 
   @Get(':policy_id')
   @Operation('policies:get')
-  @ApiOkResponse({ type: PolicyEnvelope })
+  @Ok(PolicyEnvelope)
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('policy_id') id: string) {
     return this.policies.get(req, id);
@@ -50,8 +50,8 @@ export class PoliciesController {
 
   @Patch(':policy_id')
   @Operation('policies:update')
-  @ApiBody({ type: PolicyUpdateRequest })
-  @ApiOkResponse({ type: PolicyEnvelope })
+  @RequestBody(PolicyUpdateBody)
+  @Ok(PolicyEnvelope)
   @NotFound()
   update(@Ctx() req: ApiRequest, @Param('policy_id') id: string, @Body() body: unknown) {
     return this.policies.update(req, id, body);

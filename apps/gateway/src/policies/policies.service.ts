@@ -15,11 +15,12 @@ import {
 } from '../infra/policies.adapter';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { checkKeys, checkName, envelope, type Json } from '../shared/body';
+import type { Json } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
 import { mustFind } from '../shared/lookup';
 import { policyView } from '../shared/views';
 import type { EntityManager } from 'typeorm';
+import { PolicyCreateBody, PolicyUpdateBody, PolicyValidateBody } from './policy.shapes';
 
 const LIST = { filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] } as const;
 const FACT_KINDS = ['availability_zones', 'hypervisors', 'server_groups'] as const;
@@ -32,17 +33,15 @@ export class PoliciesService {
   ) {}
 
   async create(req: ApiRequest, body: unknown) {
-    const input = envelope(body, 'policy');
-    checkKeys(input, ['name', 'spec'], ['name', 'spec']);
-    const name = checkName(input.name);
+    const { name, spec } = PolicyCreateBody.parse(body);
     const cloud = await loadCloudFacts(this.uow.manager, req.caller.projectId);
-    const typeName = this.validate(input.spec, cloud, name);
+    const typeName = this.validate(spec, cloud, name);
     const now = new Date();
     const row: PolicyEntity = {
       id: randomUUID(),
       name,
       type: typeName,
-      spec: input.spec as Json,
+      spec: spec as Json,
       data: {},
       project: req.caller.projectId,
       user: req.caller.userId,
@@ -56,19 +55,18 @@ export class PoliciesService {
 
   async validateOnly(req: ApiRequest, body: unknown) {
     requireVersion(req.version, '1.2');
-    const input = envelope(body, 'policy');
-    checkKeys(input, ['spec'], ['spec']);
-    const typeName = this.validate(input.spec, null, null);
+    const { spec } = PolicyValidateBody.parse(body);
+    const typeName = this.validate(spec, null, null);
     const view = policyView({
-      id: null as unknown as string,
+      id: null,
       name: 'validated_policy',
       type: typeName,
-      spec: input.spec as Json,
+      spec: spec as Json,
       data: {},
       project: req.caller.projectId,
       user: req.caller.userId,
       domain: req.caller.domainId,
-      created_at: null as unknown as Date,
+      created_at: null,
       updated_at: null,
     });
     return { policy: view };
@@ -80,7 +78,7 @@ export class PoliciesService {
     if (q.filters.name) qb.andWhere('p.name IN (:...names)', { names: q.filters.name });
     if (q.filters.type) qb.andWhere('p.type IN (:...types)', { types: q.filters.type });
     const rows = await runList(qb, q, req.caller, [{ key: 'created_at', dir: 'ASC' }]);
-    return { policies: rows.map(policyView) };
+    return { policies: rows.map((p) => policyView(p)) };
   }
 
   async get(req: ApiRequest, identity: string) {
@@ -88,9 +86,7 @@ export class PoliciesService {
   }
 
   async update(req: ApiRequest, identity: string, body: unknown) {
-    const input = envelope(body, 'policy', "Malformed request data, missing 'policy' key in request body.");
-    checkKeys(input, ['name'], ['name']);
-    const name = checkName(input.name);
+    const { name } = PolicyUpdateBody.parse(body);
     const policy = await this.find(this.uow.manager, req, identity);
     if (name === policy.name) throw badRequest('No property needs an update.');
     policy.name = name;

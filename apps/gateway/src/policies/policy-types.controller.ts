@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { PolicyTypeEnvelope, PolicyTypeList } from '../openapi/response-bodies.dto';
+import { ApiTags } from '@nestjs/swagger';
+import { NotFound, Ok, SenlinApi } from '../openapi/api-docs.decorators';
+import { PolicyTypeEnvelope, PolicyTypeList } from '../shared/type-views';
 import { notFound } from '@trellis/common';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { POLICY_REGISTRY } from '../core/tokens';
@@ -16,14 +16,14 @@ export class PolicyTypesController {
 
   @Get()
   @Operation('policy_types:index')
-  @ApiOkResponse({ type: PolicyTypeList })
+  @Ok(PolicyTypeList)
   list(@Ctx() req: ApiRequest) {
     return listPolicyTypes(this.registry, { microversion14OrBelow: !req.version.atLeast('1.5') });
   }
 
   @Get(':type_name')
   @Operation('policy_types:get')
-  @ApiOkResponse({ type: PolicyTypeEnvelope })
+  @Ok(PolicyTypeEnvelope)
   @NotFound()
   show(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
     if (!this.registry.has(typeName)) throw notFound('policy_type', typeName);

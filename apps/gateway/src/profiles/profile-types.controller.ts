@@ -1,7 +1,8 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { ProfileTypeEnvelope, ProfileTypeList, ProfileTypeOps } from '../openapi/response-bodies.dto';
+import { ApiTags } from '@nestjs/swagger';
+import { NotFound, Ok, SenlinApi } from '../openapi/api-docs.decorators';
+import { ProfileTypeEnvelope, ProfileTypeList, ProfileTypeOps } from '../shared/type-views';
+import type { OutOf } from '../shapes/response';
 import { requireVersion } from '../core/api-version';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { Operation } from '../core/policy.guard';
@@ -14,7 +15,7 @@ import { PROFILE_TYPES } from './profile-types';
 export class ProfileTypesController {
   @Get()
   @Operation('profile_types:index')
-  @ApiOkResponse({ type: ProfileTypeList })
+  @Ok(ProfileTypeList)
   list(@Ctx() req: ApiRequest) {
     if (req.version.atLeast('1.5')) {
       return {
@@ -26,11 +27,11 @@ export class ProfileTypesController {
 
   @Get(':type_name')
   @Operation('profile_types:get')
-  @ApiOkResponse({ type: ProfileTypeEnvelope })
+  @Ok(ProfileTypeEnvelope)
   @NotFound()
   show(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
     const type = PROFILE_TYPES.get(typeName);
-    const view: Record<string, unknown> = { name: typeNameOf(type), schema: renderProfileSchema(type) };
+    const view: OutOf<typeof ProfileTypeEnvelope>['profile_type'] = { name: typeNameOf(type), schema: renderProfileSchema(type) };
     if (req.version.atLeast('1.5')) view.support_status = type.supportStatus;
     return { profile_type: view };
   }
@@ -38,7 +39,7 @@ export class ProfileTypesController {
   /** The operations POST /v1/nodes/{id}/ops runs (Senlin's Profile.OPERATIONS of the type). */
   @Get(':type_name/ops')
   @Operation('profile_types:ops')
-  @ApiOkResponse({ type: ProfileTypeOps, description: '>= 1.4.' })
+  @Ok(ProfileTypeOps, '>= 1.4.')
   @NotFound()
   ops(@Ctx() req: ApiRequest, @Param('type_name') typeName: string) {
     requireVersion(req.version, '1.4');

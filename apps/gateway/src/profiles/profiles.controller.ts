@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { ProfileCreateRequest, ProfileUpdateRequest, ProfileValidateRequest } from '../openapi/request-bodies.dto';
-import { ProfileEnvelope, ProfileList } from '../openapi/response-bodies.dto';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { Conflict, Created, ListQuery, NotFound, Ok, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { ProfileEnvelope, ProfileList, ValidatedProfileEnvelope } from '../shared/views';
+import { ProfileCreateBody, ProfileUpdateBody, ProfileValidateBody } from './profile.shapes';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { ProfilesService } from './profiles.service';
 import { Operation } from '../core/policy.guard';
@@ -15,7 +15,7 @@ export class ProfilesController {
 
   @Get()
   @Operation('profiles:index')
-  @ApiOkResponse({ type: ProfileList })
+  @Ok(ProfileList)
   @ListQuery({ filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] })
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.profiles.list(req, query);
@@ -24,8 +24,8 @@ export class ProfilesController {
   @Post()
   @Operation('profiles:create')
   @HttpCode(201)
-  @ApiBody({ type: ProfileCreateRequest })
-  @ApiCreatedResponse({ type: ProfileEnvelope })
+  @RequestBody(ProfileCreateBody)
+  @Created(ProfileEnvelope)
   create(@Ctx() req: ApiRequest, @Body() body: unknown) {
     return this.profiles.create(req, body);
   }
@@ -33,15 +33,15 @@ export class ProfilesController {
   @Post('validate')
   @Operation('profiles:validate')
   @HttpCode(200)
-  @ApiBody({ type: ProfileValidateRequest })
-  @ApiOkResponse({ type: ProfileEnvelope, description: 'The profile as if created, with id null (>= 1.2).' })
+  @RequestBody(ProfileValidateBody)
+  @Ok(ValidatedProfileEnvelope, 'The profile as if created, with id null (>= 1.2).')
   validate(@Ctx() req: ApiRequest, @Body() body: unknown) {
     return this.profiles.validate(req, body);
   }
 
   @Get(':profile_id')
   @Operation('profiles:get')
-  @ApiOkResponse({ type: ProfileEnvelope })
+  @Ok(ProfileEnvelope)
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('profile_id') id: string) {
     return this.profiles.get(req, id);
@@ -49,8 +49,8 @@ export class ProfilesController {
 
   @Patch(':profile_id')
   @Operation('profiles:update')
-  @ApiBody({ type: ProfileUpdateRequest })
-  @ApiOkResponse({ type: ProfileEnvelope })
+  @RequestBody(ProfileUpdateBody)
+  @Ok(ProfileEnvelope)
   @NotFound()
   update(@Ctx() req: ApiRequest, @Param('profile_id') id: string, @Body() body: unknown) {
     return this.profiles.update(req, id, body);

@@ -6,12 +6,13 @@ import { requireVersion } from '../core/api-version';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { checkKeys, checkName, envelope, mapField, type Json } from '../shared/body';
+import type { Json } from '../shared/body';
 import { parseListQuery, runList } from '../shared/list-query';
 import { mustFind } from '../shared/lookup';
 import { profileView } from '../shared/views';
 import { PROFILE_TYPES } from './profile-types';
 import { ProfileCloudCheck } from './profile-cloud-check';
+import { ProfileCreateBody, ProfileUpdateBody, ProfileValidateBody } from './profile.shapes';
 
 const LIST = { filters: ['name', 'type'], sortKeys: ['type', 'name', 'created_at', 'updated_at'] } as const;
 
@@ -23,19 +24,16 @@ export class ProfilesService {
   ) {}
 
   async create(req: ApiRequest, body: unknown) {
-    const input = envelope(body, 'profile');
-    checkKeys(input, ['name', 'spec', 'metadata'], ['name', 'spec']);
-    const name = checkName(input.name);
-    const metadata = mapField(input, 'metadata') ?? {};
-    const validated = PROFILE_TYPES.validate(input.spec, name);
+    const { name, spec, metadata } = ProfileCreateBody.parse(body);
+    const validated = PROFILE_TYPES.validate(spec, name);
     await this.cloud.check(req.caller.token, validated);
     const now = new Date();
     const row: ProfileEntity = {
       id: randomUUID(),
       name,
       type: validated.type,
-      spec: input.spec as Json,
-      metadata,
+      spec: spec as Json,
+      metadata: metadata ?? {},
       project: req.caller.projectId,
       user: req.caller.userId,
       domain: req.caller.domainId,
@@ -48,25 +46,22 @@ export class ProfilesService {
 
   async validate(req: ApiRequest, body: unknown) {
     requireVersion(req.version, '1.2');
-    const input = envelope(body, 'profile');
-    checkKeys(input, ['spec'], ['spec']);
-    const validated = PROFILE_TYPES.validate(input.spec);
+    const { spec } = ProfileValidateBody.parse(body);
+    const validated = PROFILE_TYPES.validate(spec);
     await this.cloud.check(req.caller.token, validated);
     return {
-      profile: {
-        ...profileView({
-          id: null as unknown as string,
-          name: 'validated_profile',
-          type: validated.type,
-          spec: input.spec as Json,
-          metadata: {},
-          project: req.caller.projectId,
-          user: req.caller.userId,
-          domain: req.caller.domainId,
-          created_at: null as unknown as Date,
-          updated_at: null,
-        }),
-      },
+      profile: profileView({
+        id: null,
+        name: 'validated_profile',
+        type: validated.type,
+        spec: spec as Json,
+        metadata: {},
+        project: req.caller.projectId,
+        user: req.caller.userId,
+        domain: req.caller.domainId,
+        created_at: null,
+        updated_at: null,
+      }),
     };
   }
 
@@ -76,7 +71,7 @@ export class ProfilesService {
     if (q.filters.name) qb.andWhere('p.name IN (:...names)', { names: q.filters.name });
     if (q.filters.type) qb.andWhere('p.type IN (:...types)', { types: q.filters.type });
     const rows = await runList(qb, q, req.caller, [{ key: 'created_at', dir: 'ASC' }]);
-    return { profiles: rows.map(profileView) };
+    return { profiles: rows.map((p) => profileView(p)) };
   }
 
   async get(req: ApiRequest, identity: string) {
@@ -84,18 +79,14 @@ export class ProfilesService {
   }
 
   async update(req: ApiRequest, identity: string, body: unknown) {
-    const input = envelope(body, 'profile', "Malformed request data, missing 'profile' key in request body.");
-    checkKeys(input, ['name', 'metadata']);
+    const raw = ProfileUpdateBody.open(body);
     const profile = await this.find(req, identity);
+    const { name, metadata } = ProfileUpdateBody.read(raw);
     let changed = false;
-    if (input.name !== undefined && input.name !== null) {
-      const name = checkName(input.name);
-      if (name !== profile.name) {
-        profile.name = name;
-        changed = true;
-      }
+    if (name !== null && name !== profile.name) {
+      profile.name = name;
+      changed = true;
     }
-    const metadata = mapField(input, 'metadata');
     if (metadata !== null && JSON.stringify(metadata) !== JSON.stringify(profile.metadata)) {
       profile.metadata = metadata;
       changed = true;

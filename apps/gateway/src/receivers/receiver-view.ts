@@ -1,8 +1,29 @@
 import type { ReceiverEntity } from '@trellis/persistence/entities';
 import { isotime } from '../shared/views';
+import { list, map, nullable, str, time, uuid, view, type OutOf } from '../shapes/response';
+
+const NULLABLE_STRING = nullable(str());
+
+export const ReceiverView = view('ReceiverView', {
+  id: uuid({ description: "Also the webhook's credential: treat it as a secret." }),
+  name: str(),
+  type: str({ example: 'webhook' }),
+  user: str({ description: 'Keystone user id of the owner, whom a trigger acts as.' }),
+  project: str(),
+  domain: NULLABLE_STRING,
+  created_at: time(),
+  updated_at: time(),
+  cluster_id: nullable(uuid()),
+  actor: map({ example: { trust_id: '4e0c...' }, description: "The owner's Keystone trust when the receiver was made." }),
+  action: nullable(str({ example: 'CLUSTER_SCALE_OUT', description: 'A Senlin cluster action name.' })),
+  params: map(),
+  channel: map({ example: { alarm_url: 'http://trellis:8778/v1/webhooks/<id>/trigger?V=2&count=1' } }),
+});
+export const ReceiverEnvelope = view('ReceiverEnvelope', { receiver: ReceiverView });
+export const ReceiverList = view('ReceiverList', { receivers: list(ReceiverView) });
 
 /** Senlin's `Receiver.to_dict()`. */
-export function receiverView(r: ReceiverEntity) {
+export function receiverView(r: ReceiverEntity): OutOf<typeof ReceiverView> {
   return {
     id: r.id,
     name: r.name,

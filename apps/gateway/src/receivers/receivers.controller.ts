@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Conflict, ListQuery, NotFound, SenlinApi } from '../openapi/api-docs.decorators';
-import { ReceiverCreateRequest, ReceiverEnvelope, ReceiverList, ReceiverUpdateRequest } from '../openapi/receiver-bodies.dto';
-import { SenlinError } from '../openapi/response-bodies.dto';
+import { ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { Conflict, Created, Fails, ListQuery, NotFound, Ok, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { ReceiverEnvelope, ReceiverList } from './receiver-view';
+import { ReceiverCreateBody, ReceiverUpdateBody } from './receiver.shapes';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { Operation } from '../core/policy.guard';
 import { RECEIVER_LIST, ReceiversService } from './receivers.service';
@@ -15,7 +15,7 @@ export class ReceiversController {
 
   @Get()
   @Operation('receivers:index')
-  @ApiOkResponse({ type: ReceiverList })
+  @Ok(ReceiverList)
   @ListQuery(RECEIVER_LIST)
   list(@Ctx() req: ApiRequest, @Query() query: Record<string, unknown>) {
     return this.receivers.list(req, query);
@@ -24,9 +24,9 @@ export class ReceiversController {
   @Post()
   @Operation('receivers:create')
   @HttpCode(201)
-  @ApiBody({ type: ReceiverCreateRequest })
-  @ApiCreatedResponse({ type: ReceiverEnvelope })
-  @ApiResponse({ status: 403, type: SenlinError, description: "The cluster is not the caller's (Senlin: only its owner binds a webhook to it)." })
+  @RequestBody(ReceiverCreateBody)
+  @Created(ReceiverEnvelope)
+  @Fails(403, "The cluster is not the caller's (Senlin: only its owner binds a webhook to it).")
   @Conflict('The action is one a Trellis webhook does not run.')
   create(@Ctx() req: ApiRequest, @Body() body: unknown) {
     return this.receivers.create(req, body);
@@ -34,7 +34,7 @@ export class ReceiversController {
 
   @Get(':receiver_id')
   @Operation('receivers:get')
-  @ApiOkResponse({ type: ReceiverEnvelope })
+  @Ok(ReceiverEnvelope)
   @NotFound()
   get(@Ctx() req: ApiRequest, @Param('receiver_id') id: string) {
     return this.receivers.get(req, id);
@@ -42,8 +42,8 @@ export class ReceiversController {
 
   @Patch(':receiver_id')
   @Operation('receivers:update')
-  @ApiBody({ type: ReceiverUpdateRequest })
-  @ApiOkResponse({ type: ReceiverEnvelope })
+  @RequestBody(ReceiverUpdateBody)
+  @Ok(ReceiverEnvelope)
   @NotFound()
   update(@Ctx() req: ApiRequest, @Param('receiver_id') id: string, @Body() body: unknown) {
     return this.receivers.update(req, id, body);

@@ -8,12 +8,13 @@ import { checkActionParams } from '../clusters/cluster-actions.service';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { checkKeys, checkName, envelope, isMap, show, stringField, type Json } from '../shared/body';
+import { show } from '../shared/body';
 import { isUuid, parseListQuery, runList, whereUuidIn } from '../shared/list-query';
 import { lookup, mustFind } from '../shared/lookup';
 import { TrustBroker } from '../trusts/trust-broker';
 import { CLUSTER_ACTION_NAMES, RECEIVER_TYPES, WEBHOOK_ACTION_KEYS } from './receiver-actions';
 import { alarmUrl, receiverView } from './receiver-view';
+import { ReceiverCreateBody, ReceiverUpdateBody } from './receiver.shapes';
 
 export const RECEIVER_LIST = {
   filters: ['name', 'type', 'cluster_id', 'action', 'user'],
@@ -33,13 +34,9 @@ export class ReceiversService {
   ) {}
 
   async create(req: ApiRequest, body: unknown) {
-    const input = envelope(body, 'receiver');
-    checkKeys(input, ['name', 'type', 'cluster_id', 'action', 'actor', 'params'], ['name', 'type']);
-    const name = checkName(input.name);
-    const type = enumValue(input, 'type', RECEIVER_TYPES);
-    const clusterIdentity = stringField(input, 'cluster_id');
-    const action = input.action === undefined || input.action === null ? null : enumValue(input, 'action', CLUSTER_ACTION_NAMES);
-    const params = paramsOf(input);
+    const input = ReceiverCreateBody.parse(body);
+    const { name, type, cluster_id: clusterIdentity, action } = input;
+    const params = input.params ?? {};
     if (type === 'message') {
       throw new DomainError(
         'INTERNAL',
@@ -111,11 +108,7 @@ export class ReceiversService {
   /** Microversion 1.7: name, action and params; the alarm URL follows the params. */
   async update(req: ApiRequest, identity: string, body: unknown) {
     requireVersion(req.version, '1.7');
-    const input = envelope(body, 'receiver', "Malformed request data, missing 'receiver' key in request body.");
-    checkKeys(input, ['name', 'action', 'params']);
-    const name = input.name === undefined || input.name === null ? null : checkName(input.name);
-    const action = input.action === undefined || input.action === null ? null : enumValue(input, 'action', CLUSTER_ACTION_NAMES);
-    const params = input.params === undefined || input.params === null ? null : paramsOf(input);
+    const { name, action, params } = ReceiverUpdateBody.parse(body);
     return this.uow.run(async ({ manager }) => {
       const receiver = await this.find(manager, req, identity, true);
       let changed = false;
@@ -159,21 +152,6 @@ export class ReceiversService {
   private find(manager: EntityManager, req: ApiRequest, identity: string, forUpdate = false): Promise<ReceiverEntity> {
     return mustFind(manager, ReceiverEntity, 'receiver', identity, { project: req.caller.projectId, forUpdate });
   }
-}
-
-function enumValue<T extends string>(obj: Json, key: string, allowed: readonly T[]): T {
-  const v = obj[key];
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-    throw badRequest(`Value '${show(v)}' is not acceptable for field '${key}'.`);
-  }
-  return v as T;
-}
-
-function paramsOf(input: Json): Json {
-  const v = input.params;
-  if (v === undefined || v === null) return {};
-  if (!isMap(v)) throw badRequest(`The value for params must be a map: '${show(v)}'.`);
-  return v;
 }
 
 /** A Senlin action Trellis runs only through its own API (or not at all) cannot be bound to a webhook. */

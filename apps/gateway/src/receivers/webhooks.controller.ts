@@ -1,13 +1,13 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiNotFoundResponse, ApiQuery, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiQuery, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { API_VERSION_HEADER, SERVICE_TYPE, negotiateApiVersion } from '../core/api-version';
 import { PublicRoute } from '../core/api.guard';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { HttpRequest, HttpResponse } from '../core/http.types';
 import { contextOf } from '../core/request-context.middleware';
-import { AcceptedAction, SenlinApi } from '../openapi/api-docs.decorators';
-import { WebhookAccepted, WebhookTriggerBody } from '../openapi/receiver-bodies.dto';
-import { SenlinError } from '../openapi/response-bodies.dto';
+import { AcceptedAction, Fails, RequestBody, SenlinApi } from '../openapi/api-docs.decorators';
+import { ActionAccepted } from '../shared/views';
+import { WebhookTriggerBody } from './receiver.shapes';
 import { WebhooksService } from './webhooks.service';
 
 /**
@@ -28,10 +28,10 @@ export class WebhooksController {
   @HttpCode(202)
   @ApiSecurity({})
   @ApiQuery({ name: 'V', required: true, description: 'Webhook version: 2 (as in the alarm_url), or 1.' })
-  @ApiBody({ type: WebhookTriggerBody, required: false })
-  @AcceptedAction(WebhookAccepted, "The receiver's action was created, owned by the receiver's owner.")
-  @ApiNotFoundResponse({ type: SenlinError, description: 'No receiver has this id (the full id only: no names or short ids).' })
-  @ApiResponse({ status: 403, type: SenlinError, description: "The owner's trust is gone, or the policy refuses webhooks:trigger for the owner." })
+  @RequestBody(WebhookTriggerBody, { required: false })
+  @AcceptedAction(ActionAccepted, "The receiver's action was created, owned by the receiver's owner.")
+  @Fails(404, 'No receiver has this id (the full id only: no names or short ids).')
+  @Fails(403, "The owner's trust is gone, or the policy refuses webhooks:trigger for the owner.")
   async trigger(
     @Req() req: HttpRequest,
     @Res({ passthrough: true }) res: HttpResponse,

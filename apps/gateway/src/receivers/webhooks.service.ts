@@ -8,10 +8,10 @@ import { POLICY_ENFORCER } from '../core/tokens';
 import { ClusterActionsService } from '../clusters/cluster-actions.service';
 import { UnitOfWork } from '../infra/unit-of-work';
 import { RequestRate } from '../limits/request-rate';
-import { checkKeys, isMap, type Json } from '../shared/body';
 import { isUuid } from '../shared/list-query';
 import { lookup } from '../shared/lookup';
 import { WEBHOOK_ACTION_KEYS } from './receiver-actions';
+import { triggerParams } from './receiver.shapes';
 
 export interface WebhookTrigger {
   /** the receiver id from the URL: the webhook's credential */
@@ -84,23 +84,6 @@ export class WebhooksService {
     const req: ApiRequest = { requestId: t.requestId, baseUrl: t.baseUrl, version: t.version, caller: owner, allows };
     return this.clusterActions.perform(req, cluster.id, { [key]: { ...receiver.params, ...params } });
   }
-}
-
-/**
- * The parameters a trigger adds over the receiver's. Senlin: with V=1 below microversion 1.10 the
- * body is `{"params": {...}}`; otherwise the body itself is the parameters. `{"params": {...}}` is
- * read as the parameters with V=2 too (no cluster action has a parameter called params).
- */
-function triggerParams(body: unknown, webhookVersion: string, version: ApiVersion): Json {
-  if (body === undefined || body === null || (isMap(body) && Object.keys(body).length === 0)) return {};
-  if (!isMap(body)) throw badRequest('The data provided is not a map', 'HTTPBadRequest');
-  const wrapped = Object.keys(body).length === 1 && 'params' in body && (body.params === null || isMap(body.params));
-  if (webhookVersion === '1' && !version.atLeast('1.10')) {
-    checkKeys(body, ['params']);
-    if (!wrapped) throw badRequest(`The value for params must be a map.`);
-    return (body.params as Json | null) ?? {};
-  }
-  return wrapped ? ((body.params as Json | null) ?? {}) : body;
 }
 
 /** The receiver's owner as the caller of the action: no token, the roles the owner's trust delegates. */

@@ -1,12 +1,24 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { listServices } from '@trellis/persistence';
 import { requireVersion } from '../core/api-version';
 import { Operation } from '../core/policy.guard';
 import { Ctx, type ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { SenlinApi } from '../openapi/api-docs.decorators';
-import { ServiceList } from '../openapi/response-bodies.dto';
+import { Ok, SenlinApi } from '../openapi/api-docs.decorators';
+import { list, nullable, oneOf, str, uuid, view, type OutOf } from '../shapes/response';
+
+const Service = view('Service', {
+  binary: str({ example: 'trellis-policy-engine' }),
+  disabled_reason: nullable(str({ example: null })),
+  host: str({ example: 'node-1' }),
+  id: uuid(),
+  state: oneOf(['up', 'down'], { description: '`up` while the component renews its registration (every 10 s; `down` after 30 s without).' }),
+  status: oneOf(['enabled', 'disabled']),
+  topic: str({ example: 'trellis.policy-engine.actions', description: 'The queue or endpoint the component serves.' }),
+  updated_at: str({ example: '2026-11-25T17:40:00' }),
+});
+const ServiceList = view('ServiceList', { services: list(Service) });
 
 /**
  * Senlin's service list (1.7, cloud admin): every running gateway, policy-engine and nova-worker,
@@ -20,8 +32,8 @@ export class ServicesController {
 
   @Get()
   @Operation('services:index')
-  @ApiOkResponse({ type: ServiceList, description: '>= 1.7.' })
-  async list(@Ctx() req: ApiRequest) {
+  @Ok(ServiceList, '>= 1.7.')
+  async list(@Ctx() req: ApiRequest): Promise<OutOf<typeof ServiceList>> {
     requireVersion(req.version, '1.7');
     const services = await listServices(this.uow.manager);
     return {

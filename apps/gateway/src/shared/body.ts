@@ -19,10 +19,15 @@ export function show(v: unknown): string {
 }
 
 /** `{"cluster": {...}}` → the inner object. */
-export function envelope(body: unknown, key: string, missing = `Request body missing '${key}' key.`): Json {
+export function envelope(
+  body: unknown,
+  key: string,
+  missing = `Request body missing '${key}' key.`,
+  notMap = `The data provided for '${key}' is not a map.`,
+): Json {
   if (!isMap(body) || !(key in body)) throw badRequest(missing, 'HTTPBadRequest');
   const inner = body[key];
-  if (!isMap(inner)) throw badRequest(`The data provided for '${key}' is not a map.`, 'HTTPBadRequest');
+  if (!isMap(inner)) throw badRequest(notMap, 'HTTPBadRequest');
   return inner;
 }
 
@@ -37,8 +42,6 @@ export function checkKeys(obj: Json, allowed: readonly string[], required: reado
   }
 }
 
-const present = (obj: Json, key: string) => obj[key] !== undefined && obj[key] !== null;
-
 /**
  * The range of PostgreSQL's `integer` (int4), the column type of every integer Trellis stores (sizes,
  * timeouts, priorities, indexes): a value outside it is a 400 naming the field, never a failed
@@ -52,11 +55,6 @@ function parseInteger(value: unknown, field: string): number {
   if (typeof value === 'number' && Number.isInteger(value)) return value;
   if (typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value)) return Number(value);
   throw badRequest(`The value for ${field} must be an integer: '${show(value)}'.`);
-}
-
-/** An integer that may arrive as a number or a numeric string, within the int4 range. */
-export function toInt(value: unknown, field: string): number {
-  return bounded(parseInteger(value, field), field, {});
 }
 
 export interface IntOptions {
@@ -93,18 +91,16 @@ function bounded(n: number, field: string, opts: IntOptions): number {
   return n;
 }
 
-export function intField(obj: Json, key: string, opts: IntOptions = {}): number | null {
-  if (!present(obj, key)) return null;
-  return bounded(parseInteger(obj[key], key), key, opts);
+/** An integer (a number or a numeric string, as the CLI sends it) within its bounds, in Senlin's words. */
+export function intValue(value: unknown, key: string, opts: IntOptions = {}): number {
+  return bounded(parseInteger(value, key), key, opts);
 }
 
 /**
  * A number (Senlin's FloatField) that is used as a count of nodes, so it is held to the int4 range
  * as integer fields are.
  */
-export function numberField(obj: Json, key: string): number | null {
-  if (!present(obj, key)) return null;
-  const v = obj[key];
+export function numberValue(v: unknown, key: string): number {
   if (typeof v === 'number' && Number.isFinite(v)) return bounded(v, key, {});
   if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return bounded(Number(v), key, {});
   throw badRequest(`The value for ${key} must be a number: '${show(v)}'.`);
@@ -132,38 +128,26 @@ export function boolParam(value: unknown, name: string): boolean {
   }
 }
 
-export function boolField(obj: Json, key: string): boolean | null {
-  return present(obj, key) ? toBool(obj[key]) : null;
-}
-
-export function enumField<T extends string>(obj: Json, key: string, allowed: readonly T[]): T | null {
-  if (!present(obj, key)) return null;
-  const v = obj[key];
+export function enumValue<T extends string>(v: unknown, key: string, allowed: readonly T[]): T {
   if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
     throw badRequest(`Value '${show(v)}' is not acceptable for field '${key}'.`);
   }
   return v as T;
 }
 
-export function stringField(obj: Json, key: string, maxLength = 255): string | null {
-  if (!present(obj, key)) return null;
-  const v = obj[key];
+export function stringValue(v: unknown, key: string, maxLength = 255): string {
   if (typeof v !== 'string' && typeof v !== 'number') throw badRequest(`The value for ${key} must be a string: '${show(v)}'.`);
   const s = String(v);
   if (s.length > maxLength) throw badRequest(`The value for ${key} must be at most ${maxLength} characters long.`);
   return s;
 }
 
-export function mapField(obj: Json, key: string): Json | null {
-  if (!present(obj, key)) return null;
-  const v = obj[key];
+export function mapValue(v: unknown, key: string): Json {
   if (!isMap(v)) throw badRequest(`The value for ${key} must be a map: '${show(v)}'.`);
   return v;
 }
 
-export function stringListField(obj: Json, key: string, minItems = 0): string[] | null {
-  if (!present(obj, key)) return null;
-  const v = obj[key];
+export function stringListValue(v: unknown, key: string, minItems = 0): string[] {
   if (!Array.isArray(v)) throw badRequest(`The value for ${key} must be a list: '${show(v)}'.`);
   if (v.length < minItems) throw badRequest(`Value for '${key}' must have at least ${minItems} item(s).`);
   return v.map((item) => {

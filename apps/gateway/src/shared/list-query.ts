@@ -2,7 +2,7 @@ import { badRequest, forbidden, type AuthContext } from '@trellis/common';
 import { ClusterActions } from '@trellis/contracts';
 import type { ApiRequest } from '../core/request.decorators';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-import { pyList, show, toBool, toInt } from './body';
+import { intValue, pyList, show, toBool } from './body';
 
 /** What a list endpoint accepts besides limit/marker/sort/global_project. */
 export interface ListSpec {
@@ -57,7 +57,7 @@ export function parseListQuery(query: Record<string, unknown>, spec: ListSpec, r
   }
   const out: ListQuery = { limit: null, marker: null, sort: [], globalProject: false, filters: {}, extra: {} };
   if (query.limit !== undefined) {
-    out.limit = toInt(last(query.limit), 'limit');
+    out.limit = intValue(last(query.limit), 'limit');
     if (out.limit < 0) throw badRequest(`Value must be >= 0 for field 'limit'.`);
   }
   if (query.marker !== undefined) {
