@@ -1,6 +1,7 @@
 import { loadEnforcer } from '@trellis/authz';
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
-import { TrustedNovaPool, createCloudCatalog, createKeystoneTrusts, createNovaClient, createTokenValidator } from '@trellis/nova';
+import { createKeystoneTrusts, createTokenValidator } from '@trellis/identity';
+import { TrustedNovaPool, createCloudCatalog, createNovaClient } from '@trellis/nova';
 import { PolicyRegistry, type PolicyClass } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { openInfrastructure, type Infrastructure } from '@trellis/runtime';

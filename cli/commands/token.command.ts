@@ -1,5 +1,5 @@
 import { loadConfig, usesSimulator, type TrellisConfig } from '@trellis/common';
-import { issueToken } from '@trellis/nova';
+import { issueToken } from '@trellis/identity';
 import { runCommand, stringOption, UsageError, type CommandSpec, type ParsedCommand } from './args';
 import { readRunningInstance } from './running-instance';
 

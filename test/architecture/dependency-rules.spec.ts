@@ -1,4 +1,4 @@
-import { importCycles, layerOf, layerViolations, readImportGraph, type ImportGraph } from './import-graph';
+import { importCycles, layerOf, layerViolations, narrowRuleViolations, readImportGraph, type ImportGraph } from './import-graph';
 
 // The dependency rules of docs/ARCHITECTURE.md ("Who may import whom"), checked on every `npm test`.
 
@@ -19,6 +19,10 @@ describe('the import graph of apps/, libs/, plugins/ and cli/', () => {
 
   it('has no import circle', () => {
     expect(importCycles(project)).toEqual([]);
+  });
+
+  it('has the gateway validate tokens through the identity port, and the identity lib below the Nova client', () => {
+    expect(narrowRuleViolations(project)).toEqual([]);
   });
 });
 
@@ -47,6 +51,23 @@ describe('the rules themselves', () => {
       'libs/common/src/b.ts -> bench/run.ts',
       'apps/gateway/src/main.ts -> apps/nova-simulator/src/main.ts',
       'plugins/x/index.ts -> apps/gateway/src/main.ts',
+    ]);
+  });
+
+  it('keep the gateway off the Nova client but for the cloud catalog, and the identity lib off libs/nova, specs aside', () => {
+    const found = narrowRuleViolations(
+      graph({
+        'apps/gateway/src/main.ts': ['libs/nova/src/index.ts', 'libs/nova/src/cloud-catalog.ts', 'libs/identity/src/index.ts'],
+        'apps/gateway/src/profiles/profiles.spec.ts': ['libs/nova/src/index.ts'],
+        'apps/nova-worker/src/main.ts': ['libs/nova/src/index.ts'],
+        'libs/identity/src/keystone/session.ts': ['libs/nova/src/nova-http.client.ts'],
+        'libs/identity/src/keystone/session.spec.ts': ['libs/nova/src/testing/fake-openstack.ts'],
+        'libs/nova/src/nova-http.client.ts': ['libs/identity/src/index.ts'],
+      }),
+    );
+    expect(found.map((v) => `${v.from} -> ${v.to}`)).toEqual([
+      'apps/gateway/src/main.ts -> libs/nova/src/index.ts',
+      'libs/identity/src/keystone/session.ts -> libs/nova/src/nova-http.client.ts',
     ]);
   });
 

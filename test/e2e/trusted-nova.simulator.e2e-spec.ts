@@ -2,12 +2,12 @@ import { ConfigError, type OpenStackSettings } from '@trellis/common';
 // The trust client and the trust-scoped Nova pool against the simulator's Keystone + Nova. It lives in
 // test/e2e, not beside the code: a lib's spec must not import an app.
 import { startNovaSimulator, type RunningSimulator } from '../../apps/nova-simulator/src/simulator';
-import { authRequestBody, resolveCredentials } from '../../libs/nova/src/credentials';
-import { defaultRuntime } from '../../libs/nova/src/http-transport';
-import { createSession, issueToken } from '../../libs/nova/src/nova-http.client';
+import { authRequestBody, resolveCredentials } from '../../libs/identity/src/keystone/credentials';
+import { defaultRuntime } from '../../libs/identity/src/keystone/http-transport';
+import { createSession, issueToken } from '../../libs/identity/src/keystone/session';
 import { NovaError, NovaForbiddenError } from '../../libs/nova/src/nova.errors';
 import { TrustError, TrustedNovaPool } from '../../libs/nova/src/trusted-nova';
-import { KeystoneTrusts } from '../../libs/nova/src/trusts';
+import { KeystoneTrusts } from '../../libs/identity/src/keystone/trusts';
 
 const settings = (sim: RunningSimulator, over: Partial<OpenStackSettings>): OpenStackSettings => ({
   cloud: null,

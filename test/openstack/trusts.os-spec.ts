@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { OpenStackSettings } from '@trellis/common';
-import { KeystoneSession, NovaForbiddenError, TrustError, TrustedNovaPool, createKeystoneTrusts, resolveCredentials, type KeystoneTrusts } from '@trellis/nova';
-import { DEFAULT_RETRY, HttpTransport, defaultRuntime } from '../../libs/nova/src/http-transport';
+import { KeystoneSession, createKeystoneTrusts, resolveCredentials, type KeystoneTrusts } from '@trellis/identity';
+import { NovaForbiddenError, TrustError, TrustedNovaPool } from '@trellis/nova';
+import { DEFAULT_RETRY, HttpTransport, defaultRuntime } from '../../libs/identity/src/keystone/http-transport';
 import { REAL_CLOUD, assertRealCloudAnswers, realCloudSettings } from './support/real-cloud';
 
 /**

@@ -1,6 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { TOKEN_VALIDATOR, createLogger, type CloudCatalog, type Logger, type TokenValidator, type TrellisConfig, type TrustIssuer } from '@trellis/common';
+import { createLogger, type CloudCatalog, type Logger, type TrellisConfig } from '@trellis/common';
+import { TOKEN_VALIDATOR, type TokenValidator, type TrustIssuer } from '@trellis/identity';
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
 import { ActionSubmitter } from './actions/action-submitter';

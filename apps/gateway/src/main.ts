@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { createCloudCatalog, createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
+import { createKeystoneTrusts, createTokenValidator } from '@trellis/identity';
+import { createCloudCatalog } from '@trellis/nova/cloud-catalog';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';

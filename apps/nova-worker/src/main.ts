@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { TrustedNovaPool, createKeystoneTrusts, createNovaClient } from '@trellis/nova';
+import { createKeystoneTrusts } from '@trellis/identity';
+import { TrustedNovaPool, createNovaClient } from '@trellis/nova';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startNovaWorker } from './bootstrap';
 

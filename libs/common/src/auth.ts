@@ -27,10 +27,3 @@ export interface AuthContext {
   isAdminProject: boolean;
   expiresAt: Date;
 }
-
-/** Validates a caller's token (Keystone v3 `GET /v3/auth/tokens`); null when it is not valid. */
-export interface TokenValidator {
-  validate(token: string): Promise<AuthContext | null>;
-}
-
-export const TOKEN_VALIDATOR = Symbol('TOKEN_VALIDATOR');

@@ -1,6 +1,5 @@
 export * from './config';
 export * from './errors';
 export * from './auth';
-export * from './trusts';
 export * from './logger';
 export * from './cloud-catalog';

@@ -1,8 +1,5 @@
 import type { CatalogAnswer, CloudCatalog, OpenStackSettings } from '@trellis/common';
-import type { HttpResponse } from './http-transport';
-import type { KeystoneSession } from './keystone-session';
-import { createSession, type NovaClientOptions } from './nova-http.client';
-import type { OpenStackService } from './nova.errors';
+import { createSession, type HttpResponse, type KeystoneClientOptions, type KeystoneSession, type OpenStackService } from '@trellis/identity';
 import * as shape from './normalise';
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
@@ -54,6 +51,6 @@ export class KeystoneCloudCatalog implements CloudCatalog {
   }
 }
 
-export function createCloudCatalog(settings: OpenStackSettings, options: NovaClientOptions = {}): KeystoneCloudCatalog {
+export function createCloudCatalog(settings: OpenStackSettings, options: KeystoneClientOptions = {}): KeystoneCloudCatalog {
   return new KeystoneCloudCatalog(createSession(settings, options).session);
 }

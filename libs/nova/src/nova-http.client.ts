@@ -1,81 +1,40 @@
 import { badRequest, conflict, type OpenStackSettings } from '@trellis/common';
-import { resolveCredentials, type CredentialSources } from './credentials';
-import { DEFAULT_RETRY, HttpTransport, backoffDelay, defaultRuntime, pathOf, type HttpResponse, type NovaLogger, type RetryOptions, type Runtime } from './http-transport';
+import {
+  backoffDelay,
+  createSession,
+  pathOf,
+  resolveClientOptions,
+  type HttpResponse,
+  type KeystoneClientOptions,
+  type KeystoneSession,
+  type ResolvedClientOptions,
+} from '@trellis/identity';
 import { findServerFor, tagOf } from './idempotency';
-import { KeystoneSession } from './keystone-session';
 import { MV, atLeast, chooseMicroversion, microversionHeaders, readVersionDocument } from './microversion';
 import * as shape from './normalise';
 import { NovaError, NovaForbiddenError, NovaMicroversionError, NovaResponseError, type OpenStackService } from './nova.errors';
 import type { AvailabilityZone, Hypervisor, NovaPort, Server, ServerAction, ServerCreateRequest, ServerGroup, ServerGroupPolicy } from './nova.port';
 
-export interface NovaClientOptions extends CredentialSources {
-  /** one HTTP exchange (default: node:http(s) with keep-alive) */
-  exchange?: Runtime['exchange'];
-  /** epoch milliseconds */
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  /** in [0, 1), for the backoff jitter */
-  random?: () => number;
-  logger?: NovaLogger;
-  retry?: Partial<RetryOptions>;
-  /** per HTTP attempt, body included (default 30 s) */
-  timeoutMs?: number;
-  /** renew the Keystone token this long before it expires (default 5 min, at most half its lifetime) */
-  renewMarginMs?: number;
+export interface NovaClientOptions extends KeystoneClientOptions {
   /** page size for listing servers and server groups (default 200) */
   pageSize?: number;
   /** how long an image or flavor name → id lookup is reused (default 5 min) */
   lookupCacheMs?: number;
 }
 
-export interface ResolvedOptions {
-  runtime: Runtime;
-  retry: RetryOptions;
-  timeoutMs: number;
-  renewMarginMs: number;
+export interface ResolvedOptions extends ResolvedClientOptions {
   pageSize: number;
   lookupCacheMs: number;
 }
 
 export function resolveOptions(options: NovaClientOptions): ResolvedOptions {
-  const base = defaultRuntime();
-  const retry = { ...DEFAULT_RETRY, ...options.retry };
-  for (const [key, min] of [['attempts', 1], ['conflictAttempts', 1], ['baseDelayMs', 0], ['maxDelayMs', 0], ['maxRetryAfterMs', 0]] as const) {
-    if (!Number.isFinite(retry[key]) || retry[key] < min) throw new RangeError(`retry.${key} must be a number >= ${min}, got ${retry[key]}`);
-  }
-  return {
-    runtime: {
-      exchange: options.exchange ?? base.exchange,
-      now: options.now ?? base.now,
-      sleep: options.sleep ?? base.sleep,
-      random: options.random ?? base.random,
-      logger: options.logger ?? base.logger,
-    },
-    retry,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    renewMarginMs: options.renewMarginMs ?? 300_000,
-    pageSize: options.pageSize ?? 200,
-    lookupCacheMs: options.lookupCacheMs ?? 300_000,
-  };
-}
-
-/** A Keystone session for these settings; config errors are thrown here, at start-up. */
-export function createSession(settings: OpenStackSettings, options: NovaClientOptions = {}): { session: KeystoneSession; resolved: ResolvedOptions } {
-  const resolved = resolveOptions(options);
-  const credentials = resolveCredentials(settings, options);
-  const transport = new HttpTransport(resolved.runtime, resolved.retry, resolved.timeoutMs);
-  return { session: new KeystoneSession(credentials, transport, resolved.runtime, { renewMarginMs: resolved.renewMarginMs }), resolved };
+  return { ...resolveClientOptions(options), pageSize: options.pageSize ?? 200, lookupCacheMs: options.lookupCacheMs ?? 300_000 };
 }
 
 /** The NovaPort over HTTP for these settings. Throws ConfigError naming a missing or bad setting. */
 export function createNovaClient(settings: OpenStackSettings, options: NovaClientOptions = {}): NovaHttpClient {
-  const { session, resolved } = createSession(settings, options);
+  const { session, resolved } = createSession(settings, options, resolveOptions(options));
   return new NovaHttpClient(session, resolved);
-}
-
-/** A fresh Keystone token for these settings (for scripts: `trellis token`). */
-export async function issueToken(settings: OpenStackSettings, options: NovaClientOptions = {}): Promise<string> {
-  return (await createSession(settings, options).session.token()).value;
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;

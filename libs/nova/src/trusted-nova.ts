@@ -1,7 +1,5 @@
 import { ConfigError, DomainError, type OpenStackSettings } from '@trellis/common';
-import { resolveCredentials, type PasswordCredentials } from './credentials';
-import { HttpTransport } from './http-transport';
-import { KeystoneSession } from './keystone-session';
+import { HttpTransport, KeystoneSession, resolveCredentials, type PasswordCredentials } from '@trellis/identity';
 import { NovaHttpClient, resolveOptions, type NovaClientOptions, type ResolvedOptions } from './nova-http.client';
 import type { NovaError } from './nova.errors';
 import type { NovaPort } from './nova.port';

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DomainError, TOKEN_VALIDATOR, isDomainError, unavailable, type AuthContext, type TokenValidator } from '@trellis/common';
+import { DomainError, isDomainError, unavailable, type AuthContext } from '@trellis/common';
+import { TOKEN_VALIDATOR, type TokenValidator } from '@trellis/identity';
 import { RequestRate } from '../limits/request-rate';
 import { API_VERSION_HEADER, SERVICE_TYPE, negotiateApiVersion } from './api-version';
 import { GATEWAY_CONFIG, type GatewayConfig } from './gateway-config';

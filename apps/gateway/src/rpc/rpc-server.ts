@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import { TOKEN_VALIDATOR, badRequest, type Logger, type TokenValidator } from '@trellis/common';
+import { badRequest, type Logger } from '@trellis/common';
+import { TOKEN_VALIDATOR, type TokenValidator } from '@trellis/identity';
 import { Queues, ContractViolation, parseContract } from '@trellis/contracts';
 import type { ConsumerHandle, IncomingMessage, MessageBus } from '@trellis/messaging/bus.port';
 import { ActionsService } from '../actions/actions.service';

@@ -5,9 +5,8 @@ import {
   type CatalogAnswer,
   type CloudCatalog,
   type Logger,
-  type TokenValidator,
-  type TrustIssuer,
 } from '@trellis/common';
+import type { TokenValidator, TrustIssuer } from '@trellis/identity';
 import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
@@ -25,7 +24,7 @@ export const PROJECT_A = 'aaaaaaaa0000000000000000000000aa';
 export const PROJECT_B = 'bbbbbbbb0000000000000000000000bb';
 export const ADMIN_PROJECT = 'cccccccc0000000000000000000000cc';
 
-/** An AuthContext as the Keystone token validator builds it (libs/nova/src/token-validator.ts). */
+/** An AuthContext as the Keystone token validator builds it (libs/identity/src/keystone/token-validator.ts). */
 export function testCaller(spec: { token: string; user: string; project: string | null; roles: string[] }): AuthContext {
   const hasAdmin = spec.roles.includes('admin');
   const isAdminProject = spec.project === ADMIN_PROJECT;

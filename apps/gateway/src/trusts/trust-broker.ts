@@ -1,4 +1,5 @@
-import { DomainError, errorMessage, unavailable, type AuthContext, type Logger, type TrustIssuer } from '@trellis/common';
+import { DomainError, errorMessage, unavailable, type AuthContext, type Logger } from '@trellis/common';
+import type { TrustIssuer } from '@trellis/identity';
 import type { EntityManager } from 'typeorm';
 
 export interface TrustBrokerOptions {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { TrustUnusableError, errorMessage, type Logger } from '@trellis/common';
+import { errorMessage, type Logger } from '@trellis/common';
+import { TrustUnusableError } from '@trellis/identity';
 import type { NovaPort } from '@trellis/nova';
 import type { DataSource } from 'typeorm';
 

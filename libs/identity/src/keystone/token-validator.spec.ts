@@ -1,5 +1,5 @@
 import { createTokenValidator } from './token-validator';
-import { FakeOpenStack, adminSettings, sample } from './testing/fake-openstack';
+import { FakeOpenStack, adminSettings, sample } from '@trellis/nova/testing/fake-openstack';
 
 describe('KeystoneTokenValidator', () => {
   let fake: FakeOpenStack;

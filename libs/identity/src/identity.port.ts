@@ -1,7 +1,22 @@
+import type { AuthContext } from '@trellis/common';
+
+/*
+ * The identity port: who a caller is (token validation) and what a user lends Trellis to act for
+ * them (trusts). The gateway and the nova-worker depend on these; libs/identity's Keystone v3
+ * client implements them, and the tests fake them.
+ */
+
+/** Validates a caller's token (Keystone v3 `GET /v3/auth/tokens`); null when it is not valid. */
+export interface TokenValidator {
+  validate(token: string): Promise<AuthContext | null>;
+}
+
+export const TOKEN_VALIDATOR = Symbol('TOKEN_VALIDATOR');
+
 /**
  * Keystone's OS-TRUST as Trellis uses it (Senlin's trust middleware): a user delegates roles in a
  * project to Trellis's service user, and the nova-worker acts in that project with a token scoped
- * to the trust. The Keystone client in libs/nova implements this port.
+ * to the trust.
  */
 export interface TrustIssuer {
   /** Trellis's own user id: the trustee of every trust */

@@ -1,8 +1,8 @@
 import type { OpenStackSettings } from '@trellis/common';
 import { pathOf, type HttpResponse, type Runtime } from './http-transport';
 import type { KeystoneSession } from './keystone-session';
-import { createSession, type NovaClientOptions } from './nova-http.client';
-import { NovaResponseError } from './nova.errors';
+import { createSession, type KeystoneClientOptions } from './session';
+import { NovaResponseError } from './openstack.errors';
 
 /** A Keystone trust as Trellis keeps it: who lent which roles on which project to whom. */
 export interface TrustRecord {
@@ -123,7 +123,7 @@ export class KeystoneTrusts {
 }
 
 /** KeystoneTrusts for the service user of these settings. Throws ConfigError naming a missing or bad setting. */
-export function createKeystoneTrusts(settings: OpenStackSettings, options: NovaClientOptions = {}): KeystoneTrusts {
+export function createKeystoneTrusts(settings: OpenStackSettings, options: KeystoneClientOptions = {}): KeystoneTrusts {
   const { session, resolved } = createSession(settings, options);
   return new KeystoneTrusts(session, resolved.runtime);
 }

@@ -1,7 +1,7 @@
 import { ConfigError } from '@trellis/common';
 import { authRequestBody, describeCredentials, type Credentials, type EndpointInterface } from './credentials';
 import { HttpTransport, errorFor, pathOf, type HttpRequest, type HttpResponse, type Runtime } from './http-transport';
-import { NovaError, NovaResponseError } from './nova.errors';
+import { NovaError, NovaResponseError } from './openstack.errors';
 
 export interface CatalogEndpoint {
   interface: string;

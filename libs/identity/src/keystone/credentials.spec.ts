@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@trellis/common';
 import { authRequestBody, normaliseAuthUrl, resolveCredentials } from './credentials';
-import { openStackSettings } from './testing/fake-openstack';
+import { openStackSettings } from '@trellis/nova/testing/fake-openstack';
 
 const password = openStackSettings({
   authUrl: 'http://keystone:5000/v3',

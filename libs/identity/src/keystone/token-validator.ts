@@ -1,9 +1,10 @@
-import type { AuthContext, OpenStackSettings, TokenValidator } from '@trellis/common';
+import type { AuthContext, OpenStackSettings } from '@trellis/common';
+import type { TokenValidator } from '../identity.port';
 import { parseKeystoneTime, type KeystoneSession } from './keystone-session';
-import { createSession, type NovaClientOptions } from './nova-http.client';
+import { createSession, type KeystoneClientOptions } from './session';
 import type { Runtime } from './http-transport';
 
-export interface TokenValidatorOptions extends NovaClientOptions {
+export interface TokenValidatorOptions extends KeystoneClientOptions {
   /** most tokens remembered at once (default 1000); the least recently used go first */
   cacheSize?: number;
   /**

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@trellis/common';
-import { createSession, issueToken } from './nova-http.client';
+import { createSession, issueToken } from './session';
 import { parseCatalog, parseKeystoneTime, selectEndpoint } from './keystone-session';
-import { FakeOpenStack, adminSettings, openStackSettings, recordingSleep, sample } from './testing/fake-openstack';
+import { FakeOpenStack, adminSettings, openStackSettings, recordingSleep, sample } from '@trellis/nova/testing/fake-openstack';
 
 describe('KeystoneSession', () => {
   let fake: FakeOpenStack;

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { DEFAULT_RETRY, HttpTransport, backoffDelay, defaultRuntime, parseRetryAfter, type Runtime } from './http-transport';
-import { NovaError, NovaForbiddenError } from './nova.errors';
-import { FakeOpenStack, recordingSleep } from './testing/fake-openstack';
+import { NovaError, NovaForbiddenError } from './openstack.errors';
+import { FakeOpenStack, recordingSleep } from '@trellis/nova/testing/fake-openstack';
 
 describe('HttpTransport', () => {
   let fake: FakeOpenStack;

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { NovaError, NovaForbiddenError, parseErrorBody, type OpenStackService } from './nova.errors';
+import { NovaError, NovaForbiddenError, parseErrorBody, type OpenStackService } from './openstack.errors';
 
 export interface RetryOptions {
   /** tries in all (first call included) for 5xx, timeouts, connection errors, 429 and 413 */
