@@ -36,6 +36,8 @@ describeTenancy({
       TRELLIS_DATA_DIR: ':memory:',
       TRELLIS_POLL_INTERVAL_MS: '250',
       TRELLIS_FACTS_REFRESH_SECONDS: '2',
+      // the matrix floods one project on purpose; the request rate has tests of its own
+      TRELLIS_REQUESTS_PER_SECOND: '0',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
       OS_AUTH_URL: service.authUrl!,
       DATABASE_URL: db.url,
