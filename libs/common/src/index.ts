@@ -3,4 +3,5 @@ export * from './errors';
 export * from './auth';
 export * from './trusts';
 export * from './logger';
+export * from './log-context';
 export * from './cloud-catalog';
