@@ -90,7 +90,7 @@ class HandoffSubscriber implements EntitySubscriberInterface {
 }
 
 /** TypeORM counts nested transactions (savepoints) in a field its QueryRunner type does not show. */
-function depthOf(runner: QueryRunner): number {
+export function depthOf(runner: QueryRunner): number {
   const depth = (runner as unknown as { transactionDepth?: unknown }).transactionDepth;
   return typeof depth === 'number' ? depth : 1;
 }
