@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
+import { DEFAULT_OPS_PORTS, createLogger, loadConfig, usesSimulator } from '@trellis/common';
+import { startOpsServer } from '@trellis/observability';
 import { TrustedNovaPool, createKeystoneTrusts, createNovaClient } from '@trellis/nova';
-import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
+import { brokerProbe, cloudProbe, databaseProbe, exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startNovaWorker } from './bootstrap';
 
 /**
@@ -27,8 +28,15 @@ async function main(): Promise<void> {
     trusts: createKeystoneTrusts(config.openstack, { logger }),
     logger,
   });
-  logger.info('nova-worker started', { compute_microversion: await nova.microversion() });
+  const ops = await startOpsServer({
+    host: config.ops.host,
+    port: config.ops.port ?? DEFAULT_OPS_PORTS['nova-worker'],
+    probes: [databaseProbe(infra.database.dataSource), brokerProbe(infra.bus), cloudProbe(nova.session)],
+    metrics: config.ops.metrics,
+  });
+  logger.info('nova-worker started', { compute_microversion: await nova.microversion(), health_and_metrics: ops.url });
   onShutdownSignal(logger, async () => {
+    await ops.close();
     await worker.close();
     await infra.close();
   });
