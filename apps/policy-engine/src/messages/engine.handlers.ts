@@ -18,7 +18,7 @@ export function outcomeOf(error: unknown): HandlerOutcome {
       ? { kind: 'retry', reason: error.message, reasonClass: 'transient' }
       : { kind: 'dead-letter', reason: error.message, reasonClass: 'rejected' };
   }
-  return { kind: 'retry', reason: errorMessage(error), reasonClass: 'unexpected' };
+  return { kind: 'retry', reason: errorMessage(error), reasonClass: isDatabaseUnavailable(error) ? 'transient' : 'unexpected' };
 }
 
 export class EngineHandlers {
