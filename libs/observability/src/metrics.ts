@@ -15,78 +15,74 @@ const registers = [metricsRegistry];
 export const REASON_CLASSES = ['invalid', 'rejected', 'transient', 'unexpected', 'delivery_limit', 'unclassified'] as const;
 export type ReasonClass = (typeof REASON_CLASSES)[number];
 
-export const actionsAccepted = new Counter({
-  name: 'trellis_actions_accepted_total',
-  help: 'Actions stored READY by the gateway (a 202, an RPC reply or a webhook), by action type',
-  labelNames: ['action'] as const,
-  registers,
-});
+const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+  new Counter<L>({ name, help, labelNames, registers });
 
-export const actionsFinished = new Counter({
-  name: 'trellis_actions_finished_total',
-  help: 'Actions that ended, by action type and outcome (SUCCEEDED, FAILED, CANCELLED)',
-  labelNames: ['action', 'outcome'] as const,
-  registers,
-});
+const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+  new Histogram<L>({ name, help, labelNames, buckets, registers });
 
-export const actionDuration = new Histogram({
-  name: 'trellis_action_duration_seconds',
-  help: 'Time from an action being accepted to its end, by action type and outcome',
-  labelNames: ['action', 'outcome'] as const,
-  buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
-  registers,
-});
+export const actionsAccepted = counter(
+  'trellis_actions_accepted_total',
+  'Actions stored READY by the gateway (a 202, an RPC reply or a webhook), by action type',
+  ['action'],
+);
 
-export const decisionDuration = new Histogram({
-  name: 'trellis_decision_duration_seconds',
-  help: "Time the policy-engine spent evaluating one policy hook over a cluster's chain, by hook and chain length",
-  labelNames: ['hook', 'chain_length'] as const,
-  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-  registers,
-});
+export const actionsFinished = counter(
+  'trellis_actions_finished_total',
+  'Actions that ended, by action type and outcome (SUCCEEDED, FAILED, CANCELLED)',
+  ['action', 'outcome'],
+);
 
-export const openstackRequests = new Counter({
-  name: 'trellis_openstack_requests_total',
-  help: 'HTTP requests to OpenStack (Keystone, Nova, Glance, Neutron), each try counted, by service, operation and status class',
-  labelNames: ['service', 'operation', 'status_class'] as const,
-  registers,
-});
+export const actionDuration = histogram(
+  'trellis_action_duration_seconds',
+  'Time from an action being accepted to its end, by action type and outcome',
+  ['action', 'outcome'],
+  [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+);
 
-export const openstackRequestDuration = new Histogram({
-  name: 'trellis_openstack_request_duration_seconds',
-  help: 'Latency of one HTTP request to OpenStack, by service and operation',
-  labelNames: ['service', 'operation'] as const,
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers,
-});
+export const decisionDuration = histogram(
+  'trellis_decision_duration_seconds',
+  "Time the policy-engine spent evaluating one policy hook over a cluster's chain, by hook and chain length",
+  ['hook', 'chain_length'],
+  [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+);
 
-export const messagesConsumed = new Counter({
-  name: 'trellis_messages_consumed_total',
-  help: 'Messages handled by a consumer, by queue and what became of them (ack, retry, dead_letter)',
-  labelNames: ['queue', 'outcome'] as const,
-  registers,
-});
+export const openstackRequests = counter(
+  'trellis_openstack_requests_total',
+  'HTTP requests to OpenStack (Keystone, Nova, Glance, Neutron), each try counted, by service, operation and status class',
+  ['service', 'operation', 'status_class'],
+);
 
-export const messageRetries = new Counter({
-  name: 'trellis_message_retries_total',
-  help: 'Messages given back to their queue to be tried again, by queue and reason class',
-  labelNames: ['queue', 'reason'] as const,
-  registers,
-});
+export const openstackRequestDuration = histogram(
+  'trellis_openstack_request_duration_seconds',
+  'Latency of one HTTP request to OpenStack, by service and operation',
+  ['service', 'operation'],
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+);
 
-export const messagesDeadLettered = new Counter({
-  name: 'trellis_messages_dead_lettered_total',
-  help: 'Messages moved to their dead-letter queue, by queue and reason class',
-  labelNames: ['queue', 'reason'] as const,
-  registers,
-});
+export const messagesConsumed = counter(
+  'trellis_messages_consumed_total',
+  'Messages handled by a consumer, by queue and what became of them (ack, retry, dead_letter)',
+  ['queue', 'outcome'],
+);
 
-export const leaseTakeovers = new Counter({
-  name: 'trellis_lease_takeovers_total',
-  help: 'Work taken over after its holder let the lease run out (action: resumed by the engine; work_order, node: by a worker)',
-  labelNames: ['lease'] as const,
-  registers,
-});
+export const messageRetries = counter(
+  'trellis_message_retries_total',
+  'Messages given back to their queue to be tried again, by queue and reason class',
+  ['queue', 'reason'],
+);
+
+export const messagesDeadLettered = counter(
+  'trellis_messages_dead_lettered_total',
+  'Messages moved to their dead-letter queue, by queue and reason class',
+  ['queue', 'reason'],
+);
+
+export const leaseTakeovers = counter(
+  'trellis_lease_takeovers_total',
+  'Work taken over after its holder let the lease run out (action: resumed by the engine; work_order, node: by a worker)',
+  ['lease'],
+);
 
 /** What the outbox holds, read when the metrics are scraped. */
 export interface OutboxFigures {

@@ -1,15 +1,9 @@
-import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, EntitySubscriberInterface } from 'typeorm';
 import type { TransactionCommitEvent } from 'typeorm/subscriber/event/TransactionCommitEvent';
 import type { TransactionRollbackEvent } from 'typeorm/subscriber/event/TransactionRollbackEvent';
-import { depthOf } from './outbox/handoff';
+import { PerTransaction } from './per-transaction';
 
-interface Pending {
-  run: () => void;
-  /** the transaction depth it was registered at (savepoints nest) */
-  depth: number;
-}
-
-const pending = new WeakMap<QueryRunner, Pending[]>();
+const pending = new PerTransaction<() => void>();
 const subscribed = new WeakSet<DataSource>();
 
 /**
@@ -29,9 +23,7 @@ export function afterCommit(manager: EntityManager, run: () => void): void {
     dataSource.subscribers.push(new AfterCommitSubscriber());
     subscribed.add(dataSource);
   }
-  let list = pending.get(runner);
-  if (!list) pending.set(runner, (list = []));
-  list.push({ run, depth: depthOf(runner) });
+  pending.add(runner, run);
 }
 
 function safely(run: () => void): void {
@@ -44,27 +36,10 @@ function safely(run: () => void): void {
 
 class AfterCommitSubscriber implements EntitySubscriberInterface {
   afterTransactionCommit(event: TransactionCommitEvent): void {
-    const runner = event.queryRunner;
-    // a released savepoint: its callbacks wait for the outermost COMMIT
-    if (runner.isTransactionActive) return;
-    const list = pending.get(runner);
-    pending.delete(runner);
-    for (const p of list ?? []) safely(p.run);
+    for (const run of pending.committed(event.queryRunner)) safely(run);
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
-    const runner = event.queryRunner;
-    const list = pending.get(runner);
-    if (!list) return;
-    if (!runner.isTransactionActive) {
-      pending.delete(runner);
-      return;
-    }
-    // rolled back to a savepoint: forget what was registered inside it
-    const depth = depthOf(runner);
-    pending.set(
-      runner,
-      list.filter((p) => p.depth <= depth),
-    );
+    pending.rolledBack(event.queryRunner);
   }
 }
