@@ -1,7 +1,8 @@
 import { ApiClient, keystoneToken } from '../support/api-client';
 import {
   expectOneStory,
-  expectProcessAndOutbox,
+  expectOutboxGauges,
+  expectProcessMetrics,
   expectScaleOutCounted,
   logLines,
   moved,
@@ -92,7 +93,10 @@ describe('operating Trellis as separate services (RabbitMQ + PostgreSQL)', () =>
 
     const mover = (service: keyof typeof before) => (name: string, labels?: Record<string, string>) => moved(before[service], after[service], name, labels);
     expectScaleOutCounted(2, { gateway: mover('gateway'), engine: mover('engine'), worker: mover('worker') });
-    for (const samples of Object.values(after) as Samples[]) expectProcessAndOutbox(samples);
+    for (const samples of Object.values(after) as Samples[]) {
+      expectOutboxGauges(samples);
+      expectProcessMetrics(samples);
+    }
     // each process counts its own work: the gateway consumed none of the engine's messages
     expect(mover('gateway')('trellis_messages_consumed_total', { queue: 'trellis.policy-engine.actions', outcome: 'ack' })).toBe(0);
 

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trellis/common';
-import { enableProcessMetrics, startOpsServer, type RunningOpsServer } from '@trellis/observability';
+import { startOpsServer, type RunningOpsServer } from '@trellis/observability';
 import { ServiceHeartbeat } from '@trellis/persistence';
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging/bus.port';
@@ -11,7 +11,7 @@ import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware'
 import { writeError } from './core/senlin-exception.filter';
 import { sortKeys } from './core/sorted-json';
 import type { HttpRequest, HttpResponse, NextFn } from './core/http.types';
-import { GatewayModule, gatewayLogger, gatewayProbes, metricsOnApiPort, type GatewayDeps } from './gateway.module';
+import { GatewayModule, gatewayLogger, gatewayProbes, type GatewayDeps } from './gateway.module';
 import { setupOpenApi } from './openapi/openapi';
 import { RpcServer } from './rpc/rpc-server';
 
@@ -111,7 +111,6 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
  */
 async function startGatewayOps(deps: GatewayDeps): Promise<RunningOpsServer | null> {
   const { ops } = deps.config;
-  if (metricsOnApiPort(deps.config)) enableProcessMetrics();
   if (ops.port === null) return null;
   return startOpsServer({ host: ops.host, port: ops.port, probes: gatewayProbes(deps), metrics: ops.metrics });
 }

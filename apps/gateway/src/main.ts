@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
+import { enableProcessMetrics } from '@trellis/observability';
 import { createCloudCatalog, createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
       'is needed by the stand-alone gateway to validate tokens (or set OS_CLOUD); `trellis start` runs the embedded default with the simulator',
     );
   }
+  if (config.ops.metrics) enableProcessMetrics();
   const enforcer = loadEnforcer(config.rbac.policyFile);
   const tokenValidator = createTokenValidator(config.openstack, { adminProject: config.rbac.adminProject });
   const registry = PolicyRegistry.withBuiltins();

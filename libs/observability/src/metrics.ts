@@ -139,7 +139,10 @@ export function observeOutbox(read: () => Promise<OutboxFigures>): () => void {
 
 let processMetrics = false;
 
-/** Node's own metrics (CPU, memory, event loop lag, GC, handles), once per process, by whatever serves /metrics. */
+/**
+ * Node's own metrics (CPU, memory, event loop lag, GC, handles): turned on once, by a process's
+ * entry point (its collectors live as long as the process, so libraries and tests leave them off).
+ */
 export function enableProcessMetrics(): void {
   if (processMetrics) return;
   processMetrics = true;

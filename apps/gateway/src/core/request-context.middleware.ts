@@ -8,6 +8,9 @@ import { GATEWAY_LOGGER } from './tokens';
 
 export const REQUEST_ID_HEADER = 'X-Openstack-Request-Id';
 
+/** Asked every few seconds by load balancers and Prometheus: their answers are logged at debug only. */
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 /**
  * Gives every request its id and base URL, runs it in a log context carrying the id (so every
  * line written while it is handled has it, and the actions it starts take it along as their
@@ -24,8 +27,9 @@ export class RequestContextMiddleware implements NestMiddleware {
     const ctx = contextOf(req, this.config.publicUrl);
     res.setHeader(REQUEST_ID_HEADER, ctx.requestId);
     const started = process.hrtime.bigint();
+    const level = PROBE_PATHS.has(req.path) ? 'debug' : 'info';
     res.on('finish', () =>
-      this.logger.info('request answered', {
+      this.logger[level]('request answered', {
         correlation_id: ctx.requestId,
         method: req.method,
         path: redactWebhook(req.path),
