@@ -8,7 +8,12 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }],
+    '/@nestjs/terminus/.+\\.js$': '<rootDir>/test/support/jest/esm-to-cjs.js',
+  },
+  // node_modules are not transformed, but for the ES-module-only @nestjs/terminus (see the transform)
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/terminus/)'],
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
 };

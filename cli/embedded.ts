@@ -4,7 +4,7 @@ import { createKeystoneTrusts, createTokenValidator } from '@trellis/identity';
 import { TrustedNovaPool, createCloudCatalog, createNovaClient } from '@trellis/nova';
 import { PolicyRegistry, type PolicyClass } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
-import { openInfrastructure, type Infrastructure } from '@trellis/runtime';
+import { brokerProbe, cloudProbe, databaseProbe, openInfrastructure, type Infrastructure } from '@trellis/runtime';
 import { startGateway } from '../apps/gateway/src/bootstrap';
 import { startNovaSimulator, type RunningSimulator } from '../apps/nova-simulator/src/simulator';
 import { startNovaWorker } from '../apps/nova-worker/src/bootstrap';
@@ -13,6 +13,8 @@ import { startPolicyEngine } from '../apps/policy-engine/src/bootstrap';
 export interface Embedded {
   /** the REST API's base URL */
   url: string;
+  /** /healthz, /readyz and /metrics of the whole process when TRELLIS_OPS_PORT gives them a port of their own */
+  opsUrl: string | null;
   config: TrellisConfig;
   infra: Infrastructure;
   /** the built-in Nova simulator, when no real cloud is configured */
@@ -56,6 +58,7 @@ export async function startEmbedded(
         servicePassword: config.simulator.servicePassword,
         topology: config.simulator.topologyFile ? await readTopology(config.simulator.topologyFile) : undefined,
         clusteringUrl: clusteringUrl(config) ?? undefined,
+        logger: logger.child({ component: 'nova-simulator' }),
       });
       closers.push(() => simulator!.close());
       // The worker and the gateway talk to the simulator exactly as they would to a real cloud: as
@@ -90,6 +93,7 @@ export async function startEmbedded(
     closers.push(() => engine.close());
     const gateway = await startGateway({
       config,
+      logger: logger.child({ service: 'gateway' }),
       dataSource,
       bus: infra.bus,
       registry,
@@ -97,9 +101,11 @@ export async function startEmbedded(
       tokenValidator: createTokenValidator(openstack, { adminProject: config.rbac.adminProject }),
       trusts,
       cloudCatalog: createCloudCatalog(openstack, { logger: novaLogger }),
+      // one process: its readiness is the gateway's, the worker's cloud included
+      probes: [databaseProbe(dataSource), brokerProbe(infra.bus), cloudProbe(nova.session)],
     });
     closers.push(() => gateway.close());
-    return { url: gateway.url, config, infra, simulator, registry, close };
+    return { url: gateway.url, opsUrl: gateway.opsUrl, config, infra, simulator, registry, close };
   } catch (e) {
     await close();
     throw e;

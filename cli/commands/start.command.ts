@@ -1,4 +1,5 @@
 import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
+import { enableProcessMetrics } from '@trellis/observability';
 import { onShutdownSignal } from '@trellis/runtime';
 import { startEmbedded } from '../embedded';
 import { runCommand, type CommandSpec } from './args';
@@ -21,6 +22,7 @@ async function start(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger('trellis', config.logLevel, { instance: config.instanceId });
   const started = Date.now();
+  if (config.ops.metrics) enableProcessMetrics();
   const trellis = await startEmbedded(config, logger);
   const sim = trellis.simulator;
   const lines = [

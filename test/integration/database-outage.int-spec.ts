@@ -88,7 +88,7 @@ describe('the gateway while PostgreSQL is down (PostgreSQL through a cuttable pr
   });
 
   it('answers 503 with Retry-After while the database is unreachable, and serves again once it is back', async () => {
-    expect((await api().get('/readyz')).body).toEqual({ status: 'ready', checks: { database: { ok: true } } });
+    expect((await api().get('/readyz')).body).toEqual({ status: 'ready', checks: { database: { ok: true }, broker: { ok: true } } });
     const profile = await asAlice(api().post('/v1/profiles')).send({ profile: { name: 'p', spec: NOVA_PROFILE_SPEC } });
     expect(profile.status).toBe(201);
 

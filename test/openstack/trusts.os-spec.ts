@@ -53,7 +53,7 @@ describe('Keystone trusts on the real cloud', () => {
       servers.push(server.id);
 
       // the trustor's own token shows them: in its project, made by it
-      const shown = await altSession.request({ service: 'compute', method: 'GET', url: `${await altSession.endpoint('compute')}/servers/${server.id}`, idempotent: true });
+      const shown = await altSession.request({ service: 'compute', operation: 'servers.get', method: 'GET', url: `${await altSession.endpoint('compute')}/servers/${server.id}`, idempotent: true });
       const body = (shown.body as { server: { tenant_id: string; user_id: string } }).server;
       expect({ project: body.tenant_id, user: body.user_id }).toEqual({ project: trustor.projectId, user: trustor.userId });
 
@@ -84,6 +84,7 @@ describe('Keystone trusts on the real cloud', () => {
     const demoId = (await sessionOf(userSettings('demo', process.env.DEMO_PASS || 'demo', 'demo')).token()).userId!;
     const created = await altSession.transport.send({
       service: 'identity',
+      operation: 'trusts.create',
       method: 'POST',
       url: `${service.authUrl}/OS-TRUST/trusts`,
       headers: { 'X-Auth-Token': altToken },

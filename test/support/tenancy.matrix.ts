@@ -163,6 +163,7 @@ export const TENANCY_MATRIX: Readonly<Record<string, readonly Attempt[]>> = {
   'GET /v1': [{ status: 200 }],
   'GET /healthz': [{ status: 200 }],
   'GET /readyz': [{ status: 200 }],
+  'GET /metrics': [{ status: 200 }],
   'GET /v1/build-info': [{ status: 200 }],
   'GET /v1/services': [{ status: 403, adminOnly: true }],
   'GET /v1/profile-types': [{ status: 200 }],

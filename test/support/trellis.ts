@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@trellis/common';
+import { loadConfig, type Logger } from '@trellis/common';
 import { startEmbedded, type Embedded, type EmbeddedOptions } from '../../cli/embedded';
 import { freshDatabase, freshVhost } from './processes';
 
@@ -14,6 +14,8 @@ export interface TestTrellisOptions {
   env?: Record<string, string>;
   /** plugin policy types to register */
   policies?: EmbeddedOptions['policies'];
+  /** where every service logs (default: JSON lines on stderr at LOG_LEVEL) */
+  logger?: Logger;
 }
 
 export interface TestTrellis {
@@ -49,7 +51,7 @@ export async function startTestTrellis(options: TestTrellisOptions = {}): Promis
     env.AMQP_URL = vhost.url;
   }
   const config = loadConfig({ ...env, ...options.env });
-  const trellis = await startEmbedded(config, undefined, options.policies ? { policies: options.policies } : undefined);
+  const trellis = await startEmbedded(config, options.logger, options.policies ? { policies: options.policies } : undefined);
   return {
     trellis,
     close: async () => {

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trellis/common';
+import { startOpsServer, type RunningOpsServer } from '@trellis/observability';
 import { ServiceHeartbeat } from '@trellis/persistence';
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging/bus.port';
@@ -10,7 +11,7 @@ import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware'
 import { writeError } from './core/senlin-exception.filter';
 import { sortKeys } from './core/sorted-json';
 import type { HttpRequest, HttpResponse, NextFn } from './core/http.types';
-import { GatewayModule, gatewayLogger, type GatewayDeps } from './gateway.module';
+import { GatewayModule, gatewayLogger, gatewayProbes, type GatewayDeps } from './gateway.module';
 import { setupOpenApi } from './openapi/openapi';
 import { RpcServer } from './rpc/rpc-server';
 
@@ -48,6 +49,8 @@ export interface RunningGateway {
   url: string;
   /** the RPC consumer on `trellis.gateway.rpc`, null when `deps.rpc` is false */
   rpc: ConsumerHandle | null;
+  /** `http://host:port` of /healthz, /readyz and /metrics when TRELLIS_OPS_PORT gives them a port of their own */
+  opsUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -75,25 +78,41 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
   logger.info('gateway listening', { url, rpc: rpc ? Queues.gatewayRpc : null });
   // listed by GET /v1/services while it runs
   let heartbeat: ServiceHeartbeat;
+  let ops: RunningOpsServer | null = null;
   try {
+    ops = await startGatewayOps(deps);
     heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-gateway', topic: url }, logger);
   } catch (e) {
+    await ops?.close();
     await rpc?.cancel();
     await app.close();
     throw e;
   }
+  if (ops) logger.info('health and metrics served apart', { url: ops.url });
   const running: RunningGateway = {
     app,
     url,
     rpc,
+    opsUrl: ops?.url ?? null,
     close: async () => {
       // RPC first: requests already taken finish (and are acked) while the database is still open.
       await running.rpc?.cancel();
       await heartbeat.stop();
+      await ops?.close();
       await app.close();
     },
   };
   return running;
+}
+
+/**
+ * With TRELLIS_OPS_PORT, /healthz, /readyz and /metrics also get a port of their own (and /metrics
+ * leaves the API port); in the embedded default that one port serves the whole process.
+ */
+async function startGatewayOps(deps: GatewayDeps): Promise<RunningOpsServer | null> {
+  const { ops } = deps.config;
+  if (ops.port === null) return null;
+  return startOpsServer({ host: ops.host, port: ops.port, probes: gatewayProbes(deps), metrics: ops.metrics });
 }
 
 function nestLogger(logger: Logger): LoggerService {

@@ -4,6 +4,8 @@ import { createLogger, type CloudCatalog, type Logger, type TrellisConfig } from
 import { TOKEN_VALIDATOR, type TokenValidator, type TrustIssuer } from '@trellis/identity';
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
+import { ReadinessModule, type ReadinessProbe } from '@trellis/observability';
+import { brokerProbe, databaseProbe } from '@trellis/runtime';
 import { ActionSubmitter } from './actions/action-submitter';
 import { ActionLimits } from './limits/action-limits';
 import { RequestRate } from './limits/request-rate';
@@ -41,7 +43,7 @@ import { BuildInfoController } from './build-info/build-info.controller';
 import { ServicesController } from './services/services.controller';
 import { DecisionsController } from './decisions/decisions.controller';
 import { FindingsController } from './findings/findings.controller';
-import { HealthController } from './health/health.controller';
+import { GatewayMetricsController, HealthController } from './health/health.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyKeyPruner } from './idempotency/idempotency-key-pruner';
 import { IdempotentWrites } from './idempotency/idempotent-writes';
@@ -75,6 +77,8 @@ export interface GatewayDeps {
    * default, `false` for an HTTP-only gateway. `prefetch`: requests handled at once (default 16).
    */
   rpc?: { prefetch?: number } | false;
+  /** what /readyz looks at; default the database and the broker (the embedded default adds the cloud) */
+  probes?: ReadinessProbe[];
 }
 
 /** Every controller the gateway serves (the route tests enumerate them). */
@@ -101,6 +105,13 @@ export const GATEWAY_CONTROLLERS = [
 export function gatewayLogger(deps: GatewayDeps): Logger {
   return deps.logger ?? createLogger('gateway', deps.config.logLevel);
 }
+
+export function gatewayProbes(deps: GatewayDeps): ReadinessProbe[] {
+  return deps.probes ?? [databaseProbe(deps.dataSource), brokerProbe(deps.bus)];
+}
+
+/** /metrics is on the API port unless it is turned off or TRELLIS_OPS_PORT gives it a port of its own. */
+export const metricsOnApiPort = (config: TrellisConfig): boolean => config.ops.metrics && config.ops.port === null;
 
 @Module({})
 export class GatewayModule implements NestModule {
@@ -150,7 +161,8 @@ export class GatewayModule implements NestModule {
     ];
     return {
       module: GatewayModule,
-      controllers: GATEWAY_CONTROLLERS,
+      imports: [ReadinessModule.forRoot(gatewayProbes(deps))],
+      controllers: metricsOnApiPort(deps.config) ? [...GATEWAY_CONTROLLERS, GatewayMetricsController] : GATEWAY_CONTROLLERS,
       providers,
     };
   }

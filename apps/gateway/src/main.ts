@@ -3,6 +3,7 @@ import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
 import { createKeystoneTrusts, createTokenValidator } from '@trellis/identity';
 import { createCloudCatalog } from '@trellis/nova/cloud-catalog';
+import { enableProcessMetrics } from '@trellis/observability';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
       'is needed by the stand-alone gateway to validate tokens (or set OS_CLOUD); `trellis start` runs the embedded default with the simulator',
     );
   }
+  if (config.ops.metrics) enableProcessMetrics();
   const enforcer = loadEnforcer(config.rbac.policyFile);
   const tokenValidator = createTokenValidator(config.openstack, { adminProject: config.rbac.adminProject });
   const registry = PolicyRegistry.withBuiltins();

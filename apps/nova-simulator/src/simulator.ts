@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { silentLogger, type Logger } from '@trellis/common';
+import { OPENSTACK_REQUEST_ID, silentLogger, type Logger } from '@trellis/common';
 import { handleCompute, novaFault, type ComputeContext } from './compute.routes';
 import { handleControl } from './control.routes';
 import type { Fault } from './faults';
@@ -179,7 +179,18 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
 
   const send = (req: IncomingMessage, res: ServerResponse, r: SimResponse) => {
     if (res.destroyed || res.writableEnded) return;
-    const headers: Record<string, string> = { 'x-openstack-request-id': `req-${randomUUID()}`, ...r.headers };
+    const requestId = `req-${randomUUID()}`;
+    const headers: Record<string, string> = { 'x-openstack-request-id': requestId, ...r.headers };
+    // as Nova's API log line: its own request id, and the caller's as the global request id when
+    // it sent one that looks like an OpenStack request id (oslo.middleware ignores any other)
+    const given = req.headers['x-openstack-request-id'];
+    logger.debug('nova simulator request', {
+      method: req.method,
+      path: (req.url ?? '/').split('?')[0],
+      status: r.status,
+      request_id: requestId,
+      global_request_id: typeof given === 'string' && OPENSTACK_REQUEST_ID.test(given) ? given : null,
+    });
     let payload = '';
     if (r.body !== undefined && r.status !== 204 && req.method !== 'HEAD') {
       if (typeof r.body === 'string') {

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { createLogger, loadConfig, usesSimulator } from '@trellis/common';
+import { DEFAULT_OPS_PORTS, createLogger, loadConfig, usesSimulator } from '@trellis/common';
 import { createKeystoneTrusts } from '@trellis/identity';
+import { startOpsServer } from '@trellis/observability';
 import { TrustedNovaPool, createNovaClient } from '@trellis/nova';
-import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
+import { brokerProbe, cloudProbe, databaseProbe, exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startNovaWorker } from './bootstrap';
 
 /**
@@ -28,8 +29,15 @@ async function main(): Promise<void> {
     trusts: createKeystoneTrusts(config.openstack, { logger }),
     logger,
   });
-  logger.info('nova-worker started', { compute_microversion: await nova.microversion() });
+  const ops = await startOpsServer({
+    host: config.ops.host,
+    port: config.ops.port ?? DEFAULT_OPS_PORTS['nova-worker'],
+    probes: [databaseProbe(infra.database.dataSource), brokerProbe(infra.bus), cloudProbe(nova.session)],
+    metrics: config.ops.metrics,
+  });
+  logger.info('nova-worker started', { compute_microversion: await nova.microversion(), health_and_metrics: ops.url });
   onShutdownSignal(logger, async () => {
+    await ops.close();
     await worker.close();
     await infra.close();
   });

@@ -19,6 +19,7 @@ import { DeadlineSupervisor } from './deadline/deadline-supervisor';
 import { DriftCoordinator } from './drift/drift-coordinator';
 import { DriftScheduler } from './drift/drift-scheduler';
 import { RetentionJob } from './retention/retention-job';
+import { timedEvaluator } from './actions/timed-evaluator';
 import type { ServiceDeps } from '@trellis/runtime';
 
 export interface EngineDeps extends ServiceDeps {
@@ -65,7 +66,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
 @Module({})
 export class EngineModule {
   static forRoot(deps: EngineDeps): DynamicModule {
-    const evaluator = createEvaluator(deps.registry);
+    const evaluator = timedEvaluator(createEvaluator(deps.registry));
     const log = deps.logger;
     const drift = new DriftCoordinator(evaluator, log.child({ component: 'drift' }), {
       instanceId: deps.config.instanceId,

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { createLogger, loadConfig } from '@trellis/common';
+import { DEFAULT_OPS_PORTS, createLogger, loadConfig } from '@trellis/common';
+import { startOpsServer } from '@trellis/observability';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
-import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
+import { brokerProbe, databaseProbe, exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
 import { startPolicyEngine } from './bootstrap';
 
 /** The policy-engine alone: DATABASE_URL and AMQP_URL point it at PostgreSQL and RabbitMQ. */
@@ -19,8 +20,15 @@ async function main(): Promise<void> {
     registry,
     logger,
   });
-  logger.info('policy-engine started');
+  const ops = await startOpsServer({
+    host: config.ops.host,
+    port: config.ops.port ?? DEFAULT_OPS_PORTS['policy-engine'],
+    probes: [databaseProbe(infra.database.dataSource), brokerProbe(infra.bus)],
+    metrics: config.ops.metrics,
+  });
+  logger.info('policy-engine started', { health_and_metrics: ops.url });
   onShutdownSignal(logger, async () => {
+    await ops.close();
     await engine.close();
     await infra.close();
   });

@@ -7,7 +7,16 @@ describe('loadConfig', () => {
     expect(c.database.dataDir).toBe('./data');
     expect(c.amqp.url).toBeNull();
     expect(c.http.port).toBe(8777);
+    expect(c.ops).toEqual({ host: '127.0.0.1', port: null, metrics: true });
     expect(usesSimulator(c)).toBe(true);
+  });
+
+  it('reads where the health and metrics endpoints are served, and whether metrics are', () => {
+    expect(loadConfig({ TRELLIS_OPS_HOST: '0.0.0.0', TRELLIS_OPS_PORT: '9464', TRELLIS_METRICS: 'false' }).ops).toEqual({
+      host: '0.0.0.0',
+      port: 9464,
+      metrics: false,
+    });
   });
 
   it('switches to PostgreSQL, RabbitMQ and a real cloud from the environment', () => {
@@ -31,6 +40,8 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must use postgres or postgresql'],
     [{ AMQP_URL: 'not a url' }, 'AMQP_URL is not a valid URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error'],
+    [{ TRELLIS_OPS_PORT: 'metrics' }, 'TRELLIS_OPS_PORT must be a whole number'],
+    [{ TRELLIS_METRICS: 'sometimes' }, 'TRELLIS_METRICS must be true or false'],
     [{ TRELLIS_DB_LOGGING: 'maybe' }, 'TRELLIS_DB_LOGGING must be true or false'],
     [{ OS_COMPUTE_API_VERSION: '3' }, 'OS_COMPUTE_API_VERSION must look like 2.X'],
     [{ TRELLIS_RETAIN_EVENTS_DAYS: '30d' }, 'TRELLIS_RETAIN_EVENTS_DAYS must be a whole number'],

@@ -49,6 +49,12 @@ export interface TrellisConfig {
   instanceId: string;
   logLevel: LogLevel;
   http: { host: string; port: number; publicUrl: string | null };
+  /**
+   * /healthz, /readyz and /metrics (README "Operating Trellis"). `port`: TRELLIS_OPS_PORT, null when
+   * unset: the gateway then serves them on its API port, the policy-engine on 8778, the nova-worker
+   * on 8779. `metrics`: TRELLIS_METRICS, false serves no /metrics anywhere.
+   */
+  ops: { host: string; port: number | null; metrics: boolean };
   database: { url: string | null; dataDir: string; poolSize: number; logging: boolean };
   amqp: { url: string | null; prefetch: number; deliveryLimit: number };
   /** the real cloud; when authUrl and cloud are both null the built-in simulator is used */
@@ -185,6 +191,11 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       port: int(env, 'TRELLIS_PORT', 8777, 0, 65535),
       publicUrl: url(env, 'TRELLIS_PUBLIC_URL', ['http', 'https']),
     },
+    ops: {
+      host: str(env, 'TRELLIS_OPS_HOST') ?? '127.0.0.1',
+      port: str(env, 'TRELLIS_OPS_PORT') === null ? null : int(env, 'TRELLIS_OPS_PORT', 0, 0, 65535),
+      metrics: bool(env, 'TRELLIS_METRICS', true),
+    },
     database: {
       url: url(env, 'DATABASE_URL', ['postgres', 'postgresql']),
       dataDir: str(env, 'TRELLIS_DATA_DIR') ?? './data',
@@ -265,6 +276,9 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
     },
   };
 }
+
+/** Where a service without an API port of its own serves /healthz, /readyz and /metrics by default. */
+export const DEFAULT_OPS_PORTS = { 'policy-engine': 8778, 'nova-worker': 8779 } as const;
 
 /** true when no real cloud is configured and the built-in simulator stands in for Nova. */
 export const usesSimulator = (c: TrellisConfig) => c.openstack.authUrl === null && c.openstack.cloud === null;

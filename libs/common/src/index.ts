@@ -2,4 +2,5 @@ export * from './config';
 export * from './errors';
 export * from './auth';
 export * from './logger';
+export * from './log-context';
 export * from './cloud-catalog';

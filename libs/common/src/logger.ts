@@ -1,8 +1,10 @@
 import type { LogLevel } from './config';
+import { currentLogContext } from './log-context';
 
 /**
  * A structured logger for the services and libs: one JSON line per entry on stderr, so logs of
- * the three services can be merged and grepped by correlation_id or action_id.
+ * the three services can be merged and grepped by correlation_id or action_id. Lines written while
+ * a piece of work runs carry its log context (./log-context.ts) without being told.
  */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -23,7 +25,7 @@ export function createLogger(
   const min = RANK[level];
   const write = (lvl: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (RANK[lvl] < min) return;
-    sink(JSON.stringify({ time: new Date().toISOString(), level: lvl, component, msg: message, ...base, ...fields }));
+    sink(JSON.stringify({ time: new Date().toISOString(), level: lvl, component, msg: message, ...currentLogContext(), ...base, ...fields }));
   };
   return {
     debug: (m, f) => write('debug', m, f),

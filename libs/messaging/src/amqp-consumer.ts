@@ -195,7 +195,7 @@ export class AmqpConsumer {
     try {
       settlement = await this.deliver(message, msg, channel);
     } catch (error) {
-      settlement = { kind: 'requeue', reason: errorMessage(error) };
+      settlement = { kind: 'requeue', reason: errorMessage(error), reasonClass: 'unexpected' };
     }
     if (this.channel !== channel) {
       this.logger.warn(

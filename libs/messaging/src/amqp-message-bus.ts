@@ -32,6 +32,7 @@ import { type AbortableConsumerHandle, settledWithin } from './consumer-handle';
 import {
   IN_REPLY_TO_HEADER,
   JSON_CONTENT_TYPE,
+  answerDelivery,
   checkConsumeOptions,
   checkMax,
   checkOutgoing,
@@ -42,10 +43,8 @@ import {
   describeMessage,
   messageFields,
   encodeBody,
+  handleDelivery,
   outgoingHeaders,
-  rpcReplyFor,
-  settle,
-  toOutcome,
 } from './message-codec';
 
 export interface AmqpMessageBusOptions {
@@ -205,34 +204,27 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     checkConsumeOptions(options);
     if (typeof handler !== 'function') throw new MessageBusError('handler must be a function');
     const queueType = this.queueTypes.get(queue) ?? 'classic';
-    return this.addConsumer(queue, queueType, options.prefetch, async (message) => {
-      let outcome;
-      try {
-        outcome = toOutcome(await handler(message));
-      } catch (error) {
-        outcome = { kind: 'retry' as const, reason: errorMessage(error) };
-      }
-      return settle(outcome, message.deliveryCount, queueType, this.deliveryLimit);
-    });
+    return this.addConsumer(queue, queueType, options.prefetch, (message) => handleDelivery(handler, message, queueType, this.deliveryLimit));
   }
 
   async serve(queue: string, handler: RpcHandler, options: ConsumeOptions): Promise<AbortableConsumerHandle> {
     checkConsumeOptions(options);
     if (typeof handler !== 'function') throw new MessageBusError('handler must be a function');
-    return this.addConsumer(queue, this.queueTypes.get(queue) ?? 'classic', options.prefetch, async (message, raw, channel) => {
-      const replyTo = raw.properties.replyTo;
-      if (!replyTo) return { kind: 'dead-letter', reason: 'RPC request without a reply-to address' };
-      const reply = await rpcReplyFor(handler, message, (error) =>
-        this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`, messageFields(message)),
-      );
-      channel.sendToQueue(replyTo, reply, {
-        correlationId: raw.properties.correlationId,
-        contentType: JSON_CONTENT_TYPE,
-        type: message.type,
-        headers: raw.properties.messageId ? { [IN_REPLY_TO_HEADER]: raw.properties.messageId } : {},
-      });
-      return { kind: 'ack' };
-    });
+    return this.addConsumer(queue, this.queueTypes.get(queue) ?? 'classic', options.prefetch, (message, raw, channel) =>
+      answerDelivery(
+        handler,
+        message,
+        raw.properties.replyTo,
+        (reply) =>
+          channel.sendToQueue(raw.properties.replyTo, reply, {
+            correlationId: raw.properties.correlationId,
+            contentType: JSON_CONTENT_TYPE,
+            type: message.type,
+            headers: raw.properties.messageId ? { [IN_REPLY_TO_HEADER]: raw.properties.messageId } : {},
+          }),
+        (error) => this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`, messageFields(message)),
+      ),
+    );
   }
 
   async request(body: unknown, options: RpcRequestOptions): Promise<unknown> {

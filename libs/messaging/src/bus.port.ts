@@ -1,3 +1,7 @@
+import type { ReasonClass } from '@trellis/observability/metrics';
+
+export type { ReasonClass } from '@trellis/observability/metrics';
+
 /**
  * The message bus port. Two adapters implement it with the same semantics:
  * - AmqpMessageBus (amqplib, RabbitMQ): durable exchanges, quorum queues, persistent messages,
@@ -41,12 +45,13 @@ export interface IncomingMessage {
 /**
  * What a consumer decided about one message. The bus acks only on `ack`; `retry` gives the
  * message back to the queue (until the delivery limit, then it is dead-lettered with the reason);
- * `dead-letter` moves it to `<queue>.dlq` at once with the reason in a header.
+ * `dead-letter` moves it to `<queue>.dlq` at once with the reason in a header. `reasonClass` is the
+ * reason's bounded class for the metrics (`unclassified` when a handler gives none).
  */
 export type HandlerOutcome =
   | { kind: 'ack' }
-  | { kind: 'retry'; reason: string }
-  | { kind: 'dead-letter'; reason: string };
+  | { kind: 'retry'; reason: string; reasonClass?: ReasonClass }
+  | { kind: 'dead-letter'; reason: string; reasonClass?: ReasonClass };
 
 export type MessageHandler = (message: IncomingMessage) => Promise<HandlerOutcome>;
 

@@ -101,7 +101,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
 
   /** A queue message → its @EventPattern handler → the outcome that drives the ack. */
   async dispatch(message: IncomingMessage): Promise<HandlerOutcome> {
-    if (message.parseError) return { kind: 'dead-letter', reason: message.parseError };
+    if (message.parseError) return { kind: 'dead-letter', reason: message.parseError, reasonClass: 'invalid' };
     // The routing key names the message only when it has no type: a typed message nobody handles
     // must not fall through to whatever handles its routing key.
     const pattern = message.type ?? message.routingKey;
@@ -109,6 +109,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     if (!handler?.isEventHandler) {
       return {
         kind: 'dead-letter',
+        reasonClass: 'invalid',
         reason: handler
           ? `'${pattern}' is an RPC (@MessagePattern) type, not an event of queue '${message.queue}'`
           : `no handler for message type '${pattern ?? '(none)'}'`,

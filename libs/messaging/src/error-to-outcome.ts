@@ -12,10 +12,10 @@ export type ErrorToOutcome = (error: unknown) => HandlerOutcome;
  * and reaches the dead-letter queue through the delivery limit if it keeps failing.
  */
 export const defaultErrorToOutcome: ErrorToOutcome = (error) => {
-  if (error instanceof ContractViolation) return { kind: 'dead-letter', reason: error.message };
+  if (error instanceof ContractViolation) return { kind: 'dead-letter', reason: error.message, reasonClass: 'invalid' };
   if (isDomainError(error)) {
     const reason = `${error.code}: ${error.message}`;
-    return error.transient ? { kind: 'retry', reason } : { kind: 'dead-letter', reason };
+    return error.transient ? { kind: 'retry', reason, reasonClass: 'transient' } : { kind: 'dead-letter', reason, reasonClass: 'rejected' };
   }
-  return { kind: 'retry', reason: errorMessage(error) };
+  return { kind: 'retry', reason: errorMessage(error), reasonClass: 'unexpected' };
 };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from '@trellis/common';
+import { messagesDeadLettered } from '@trellis/observability/metrics';
 import { Exchanges, Headers, NotificationExchanges, deadLetterQueueOf, type QueueSpec } from '@trellis/contracts';
 import {
   DeadLetterDrainError,
@@ -22,6 +23,7 @@ import type {
 import { type AbortableConsumerHandle, settledWithin } from './consumer-handle';
 import {
   type Settlement,
+  answerDelivery,
   checkConsumeOptions,
   checkMax,
   checkOutgoing,
@@ -32,10 +34,8 @@ import {
   describeMessage,
   messageFields,
   encodeBody,
+  handleDelivery,
   outgoingHeaders,
-  rpcReplyFor,
-  settle,
-  toOutcome,
 } from './message-codec';
 
 export interface InMemoryMessageBusOptions {
@@ -159,15 +159,7 @@ export class InMemoryMessageBus implements MessageBus {
     checkConsumeOptions(options);
     if (typeof handler !== 'function') throw new MessageBusError('handler must be a function');
     const target = this.queueNamed(queue);
-    return this.addConsumer(target, options.prefetch, async (message) => {
-      let outcome;
-      try {
-        outcome = toOutcome(await handler(message));
-      } catch (error) {
-        outcome = { kind: 'retry' as const, reason: errorMessage(error) };
-      }
-      return settle(outcome, message.deliveryCount, target.type, this.deliveryLimit);
-    });
+    return this.addConsumer(target, options.prefetch, (message) => handleDelivery(handler, message, target.type, this.deliveryLimit));
   }
 
   async serve(queue: string, handler: RpcHandler, options: ConsumeOptions): Promise<AbortableConsumerHandle> {
@@ -175,14 +167,15 @@ export class InMemoryMessageBus implements MessageBus {
     checkConsumeOptions(options);
     if (typeof handler !== 'function') throw new MessageBusError('handler must be a function');
     const target = this.queueNamed(queue);
-    return this.addConsumer(target, options.prefetch, async (message, stored) => {
-      if (!stored.replyTo) return { kind: 'dead-letter', reason: 'RPC request without a reply-to address' };
-      const reply = await rpcReplyFor(handler, message, (error) =>
-        this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`, messageFields(message)),
-      );
-      this.sendReply(stored.replyTo, reply);
-      return { kind: 'ack' };
-    });
+    return this.addConsumer(target, options.prefetch, (message, stored) =>
+      answerDelivery(
+        handler,
+        message,
+        stored.replyTo,
+        (reply) => this.sendReply(stored.replyTo!, reply),
+        (error) => this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`, messageFields(message)),
+      ),
+    );
   }
 
   async request(body: unknown, options: RpcRequestOptions): Promise<unknown> {
@@ -351,7 +344,7 @@ export class InMemoryMessageBus implements MessageBus {
     try {
       settlement = await consumer.deliver(message, stored);
     } catch (error) {
-      settlement = { kind: 'requeue', reason: errorMessage(error) };
+      settlement = { kind: 'requeue', reason: errorMessage(error), reasonClass: 'unexpected' };
     }
     // An aborted consumer already gave the message back to the queue; its verdict no longer counts.
     if (!consumer.unacked.delete(stored)) return;
@@ -461,6 +454,7 @@ export class InMemoryMessageBus implements MessageBus {
     for (const stored of held) {
       // The broker's own x-delivery-limit check: the message was delivered deliveryLimit + 1 times.
       if (queue.type === 'quorum' && stored.deliveryCount + 1 > this.deliveryLimit) {
+        messagesDeadLettered.inc({ queue: queue.name, reason: 'delivery_limit' });
         this.deadLetter(queue, stored, 'delivery limit reached: the consumer went away without acknowledging');
       } else {
         this.returnToQueue(queue, stored);

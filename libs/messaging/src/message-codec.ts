@@ -1,6 +1,8 @@
+import { withLogContext, type LogContext } from '@trellis/common/log-context';
 import { Headers, SCHEMA_VERSION } from '@trellis/contracts';
+import { REASON_CLASSES, messageRetries, messagesConsumed, messagesDeadLettered, type ReasonClass } from '@trellis/observability/metrics';
 import { MessageBusError, errorMessage } from './bus-errors';
-import type { ConsumeOptions, HandlerOutcome, IncomingMessage, OutgoingMessage, RpcRequestOptions } from './bus.port';
+import type { ConsumeOptions, HandlerOutcome, IncomingMessage, MessageHandler, OutgoingMessage, RpcRequestOptions } from './bus.port';
 
 export const JSON_CONTENT_TYPE = 'application/json';
 
@@ -138,7 +140,10 @@ export function deadLetterOrigin(
  * the last allowed delivery so the reason survives (the broker's own delivery-limit dead-lettering,
  * kept as a backstop for consumers that crash, records only `delivery_limit`).
  */
-export type Settlement = { kind: 'ack' } | { kind: 'requeue'; reason: string } | { kind: 'dead-letter'; reason: string };
+export type Settlement =
+  | { kind: 'ack' }
+  | { kind: 'requeue'; reason: string; reasonClass: ReasonClass }
+  | { kind: 'dead-letter'; reason: string; reasonClass: ReasonClass };
 
 export function settle(
   outcome: HandlerOutcome,
@@ -150,22 +155,26 @@ export function settle(
     case 'ack':
       return outcome;
     case 'dead-letter':
-      return { kind: 'dead-letter', reason: outcome.reason };
+      return { kind: 'dead-letter', reason: outcome.reason, reasonClass: outcome.reasonClass ?? 'unclassified' };
     case 'retry':
       // Classic queues do not count deliveries (no x-delivery-count), exactly like RabbitMQ.
       if (queueType === 'quorum' && deliveryCount + 1 >= deliveryLimit) {
-        return { kind: 'dead-letter', reason: `delivery limit reached: ${outcome.reason}` };
+        return { kind: 'dead-letter', reason: `delivery limit reached: ${outcome.reason}`, reasonClass: 'delivery_limit' };
       }
-      return { kind: 'requeue', reason: outcome.reason };
+      return { kind: 'requeue', reason: outcome.reason, reasonClass: outcome.reasonClass ?? 'unclassified' };
   }
 }
+
+const isReasonClass = (value: unknown): value is ReasonClass => (REASON_CLASSES as readonly unknown[]).includes(value);
 
 /** A handler's return value, checked: a typo'd outcome must not silently ack or loop. */
 export function toOutcome(value: unknown): HandlerOutcome {
   if (value && typeof value === 'object') {
-    const { kind, reason } = value as { kind?: unknown; reason?: unknown };
+    const { kind, reason, reasonClass } = value as { kind?: unknown; reason?: unknown; reasonClass?: unknown };
     if (kind === 'ack') return { kind: 'ack' };
-    if ((kind === 'retry' || kind === 'dead-letter') && typeof reason === 'string') return { kind, reason };
+    if ((kind === 'retry' || kind === 'dead-letter') && typeof reason === 'string') {
+      return isReasonClass(reasonClass) ? { kind, reason, reasonClass } : { kind, reason };
+    }
   }
   let shown: string;
   try {
@@ -173,7 +182,53 @@ export function toOutcome(value: unknown): HandlerOutcome {
   } catch {
     shown = String(value);
   }
-  return { kind: 'retry', reason: `handler returned an invalid outcome: ${shown.slice(0, 200)}` };
+  return { kind: 'retry', reason: `handler returned an invalid outcome: ${shown.slice(0, 200)}`, reasonClass: 'unexpected' };
+}
+
+/**
+ * The log context of a delivered message: its correlation id (the request that started its action)
+ * and its action, so every line its handler writes, and every Nova call it makes, carries them.
+ */
+export function logContextOf(message: IncomingMessage): LogContext {
+  const actionId = (message.body as { action_id?: unknown } | undefined)?.action_id;
+  const context: LogContext = {};
+  if (message.correlationId) context.correlation_id = message.correlationId;
+  if (typeof actionId === 'string') context.action_id = actionId;
+  return context;
+}
+
+/**
+ * One delivery to a consumer, as both buses run it: the handler in the message's log context, its
+ * outcome (a throw is a retry) settled against the delivery limit and counted.
+ */
+export async function handleDelivery(
+  handler: MessageHandler,
+  message: IncomingMessage,
+  queueType: 'quorum' | 'classic',
+  deliveryLimit: number,
+): Promise<Settlement> {
+  let outcome: HandlerOutcome;
+  try {
+    outcome = toOutcome(await withLogContext(logContextOf(message), () => handler(message)));
+  } catch (error) {
+    outcome = { kind: 'retry', reason: errorMessage(error), reasonClass: 'unexpected' };
+  }
+  const settlement = settle(outcome, message.deliveryCount, queueType, deliveryLimit);
+  countSettlement(message.queue, settlement);
+  return settlement;
+}
+
+/** What became of a consumed message, in the metrics. */
+export function countSettlement(queue: string, settlement: Settlement): void {
+  if (settlement.kind === 'ack') {
+    messagesConsumed.inc({ queue, outcome: 'ack' });
+  } else if (settlement.kind === 'requeue') {
+    messagesConsumed.inc({ queue, outcome: 'retry' });
+    messageRetries.inc({ queue, reason: settlement.reasonClass });
+  } else {
+    messagesConsumed.inc({ queue, outcome: 'dead_letter' });
+    messagesDeadLettered.inc({ queue, reason: settlement.reasonClass });
+  }
 }
 
 export const deliveryCountOf = (headers: Record<string, unknown>): number => {
@@ -204,10 +259,33 @@ export async function rpcReplyFor(
   onError: (error: unknown) => void,
 ): Promise<Buffer> {
   try {
-    const reply = await handler(message);
+    const reply = await withLogContext(logContextOf(message), () => handler(message));
     return encodeBody(reply === undefined ? null : reply, 'RPC reply');
   } catch (error) {
     onError(error);
     return encodeBody({ error: { code: 500, message: errorMessage(error) } });
   }
+}
+
+/**
+ * One RPC request, as both buses answer it: the reply (the handler runs in the request's log
+ * context) goes to its reply-to address and the request is acked; one without a reply-to address
+ * can never be answered and is dead-lettered. Counted either way.
+ */
+export async function answerDelivery(
+  handler: (message: IncomingMessage) => Promise<unknown>,
+  message: IncomingMessage,
+  replyTo: string | undefined,
+  sendReply: (reply: Buffer) => void,
+  onError: (error: unknown) => void,
+): Promise<Settlement> {
+  let settlement: Settlement;
+  if (replyTo) {
+    sendReply(await rpcReplyFor(handler, message, onError));
+    settlement = { kind: 'ack' };
+  } else {
+    settlement = { kind: 'dead-letter', reason: 'RPC request without a reply-to address', reasonClass: 'invalid' };
+  }
+  countSettlement(message.queue, settlement);
+  return settlement;
 }

@@ -18,15 +18,15 @@ export class KeystoneCloudCatalog implements CloudCatalog {
     const glance = await this.session.optionalEndpoint('image');
     if (glance === null) return 'unchecked';
     const base = `${glance.replace(/\/+$/, '').replace(/\/v2$/, '')}/v2/images`;
-    if (UUID.test(ref) && (await this.get('image', userToken, `${base}/${encodeURIComponent(ref)}`)).status === 200) return 'found';
-    const list = await this.get('image', userToken, `${base}?${new URLSearchParams({ name: ref })}`);
+    if (UUID.test(ref) && (await this.get('image', 'images.get', userToken, `${base}/${encodeURIComponent(ref)}`)).status === 200) return 'found';
+    const list = await this.get('image', 'images.list', userToken, `${base}?${new URLSearchParams({ name: ref })}`);
     return this.items(list, 'images').length > 0 ? 'found' : 'missing';
   }
 
   async findFlavor(userToken: string, ref: string): Promise<CatalogAnswer> {
     const nova = (await this.session.endpoint('compute')).replace(/\/+$/, '');
-    if ((await this.get('compute', userToken, `${nova}/flavors/${encodeURIComponent(ref)}`)).status === 200) return 'found';
-    const list = await this.get('compute', userToken, `${nova}/flavors?is_public=None`);
+    if ((await this.get('compute', 'flavors.get', userToken, `${nova}/flavors/${encodeURIComponent(ref)}`)).status === 200) return 'found';
+    const list = await this.get('compute', 'flavors.list', userToken, `${nova}/flavors?is_public=None`);
     return this.items(list, 'flavors').some((f) => shape.object(f, 'flavor').name === ref) ? 'found' : 'missing';
   }
 
@@ -36,13 +36,13 @@ export class KeystoneCloudCatalog implements CloudCatalog {
     if (neutron === null) return 'unchecked';
     const root = neutron.replace(/\/+$/, '');
     const base = `${root.endsWith('/v2.0') ? root : `${root}/v2.0`}/networks`;
-    if (UUID.test(ref) && (await this.get('network', userToken, `${base}/${encodeURIComponent(ref)}`)).status === 200) return 'found';
-    const list = await this.get('network', userToken, `${base}?${new URLSearchParams({ name: ref })}`);
+    if (UUID.test(ref) && (await this.get('network', 'networks.get', userToken, `${base}/${encodeURIComponent(ref)}`)).status === 200) return 'found';
+    const list = await this.get('network', 'networks.list', userToken, `${base}?${new URLSearchParams({ name: ref })}`);
     return this.items(list, 'networks').length > 0 ? 'found' : 'missing';
   }
 
-  private get(service: OpenStackService, userToken: string, url: string): Promise<HttpResponse> {
-    return this.session.transport.send({ service, method: 'GET', url, headers: { 'X-Auth-Token': userToken }, accept: [404], idempotent: true });
+  private get(service: OpenStackService, operation: string, userToken: string, url: string): Promise<HttpResponse> {
+    return this.session.transport.send({ service, operation, method: 'GET', url, headers: { 'X-Auth-Token': userToken }, accept: [404], idempotent: true });
   }
 
   private items(response: HttpResponse, key: string): unknown[] {

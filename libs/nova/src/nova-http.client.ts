@@ -66,7 +66,7 @@ export class NovaHttpClient implements NovaPort {
     const size = this.options.pageSize;
     const groups = new Map<string, ServerGroup>();
     for (let offset = 0; ; offset += size) {
-      const { body, read } = await this.call('GET', `/os-server-groups?limit=${size}&offset=${offset}`);
+      const { body, read } = await this.call('server_groups.list', 'GET', `/os-server-groups?limit=${size}&offset=${offset}`);
       const page = read(() => shape.array(shape.object(body, 'body').server_groups, 'server_groups').map((g, i) => shape.serverGroup(g, `server_groups[${i}]`)));
       const fresh = page.filter((g) => !groups.has(g.id));
       for (const g of fresh) groups.set(g.id, g);
@@ -77,7 +77,7 @@ export class NovaHttpClient implements NovaPort {
   }
 
   async getServerGroup(id: string): Promise<ServerGroup | null> {
-    const { status, body, read } = await this.call('GET', `/os-server-groups/${encodeURIComponent(id)}`, { accept: [404] });
+    const { status, body, read } = await this.call('server_groups.get', 'GET', `/os-server-groups/${encodeURIComponent(id)}`, { accept: [404] });
     if (status === 404) return null;
     return read(() => shape.serverGroup(shape.object(body, 'body').server_group));
   }
@@ -112,7 +112,7 @@ export class NovaHttpClient implements NovaPort {
     const group = atLeast(mv, MV.GROUP_POLICY_RULES) ? { name, policy, ...(hasRules ? { rules } : {}) } : { name, policies: [policy] };
     return this.createWithRecovery(
       async () => {
-        const { body, read } = await this.call('POST', '/os-server-groups', { body: { server_group: group } });
+        const { body, read } = await this.call('server_groups.create', 'POST', '/os-server-groups', { body: { server_group: group } });
         return read(() => shape.serverGroup(shape.object(body, 'body').server_group));
       },
       // callers create a group only after finding none by that name, so one that appeared is ours
@@ -124,7 +124,7 @@ export class NovaHttpClient implements NovaPort {
   }
 
   async deleteServerGroup(id: string): Promise<void> {
-    await this.call('DELETE', `/os-server-groups/${encodeURIComponent(id)}`, { accept: [404] });
+    await this.call('server_groups.delete', 'DELETE', `/os-server-groups/${encodeURIComponent(id)}`, { accept: [404] });
   }
 
   async createServer(request: ServerCreateRequest): Promise<{ id: string }> {
@@ -147,7 +147,7 @@ export class NovaHttpClient implements NovaPort {
     const tag = tagOf(request.metadata);
     return this.createWithRecovery(
       async () => {
-        const res = await this.call('POST', '/servers', { body });
+        const res = await this.call('servers.create', 'POST', '/servers', { body });
         return res.read(() => {
           const created = shape.object(shape.object(res.body, 'body').server, 'server');
           if (typeof created.id !== 'string' || created.id === '') throw new shape.ShapeError('server.id is missing');
@@ -164,7 +164,7 @@ export class NovaHttpClient implements NovaPort {
   }
 
   async getServer(id: string): Promise<Server | null> {
-    const { status, body, read } = await this.call('GET', `/servers/${encodeURIComponent(id)}`, { accept: [404] });
+    const { status, body, read } = await this.call('servers.get', 'GET', `/servers/${encodeURIComponent(id)}`, { accept: [404] });
     if (status === 404) return null;
     return read(() => shape.server(shape.object(body, 'body').server));
   }
@@ -177,7 +177,7 @@ export class NovaHttpClient implements NovaPort {
       const query = new URLSearchParams({ limit: String(size) });
       if (filter.name) query.set('name', filter.name);
       if (marker) query.set('marker', marker);
-      const { body, read } = await this.call('GET', `/servers/detail?${query}`);
+      const { body, read } = await this.call('servers.list', 'GET', `/servers/detail?${query}`);
       const page = read(() => shape.array(shape.object(body, 'body').servers, 'servers').map((s, i) => shape.server(s, `servers[${i}]`)));
       const fresh = page.filter((s) => !servers.has(s.id));
       for (const s of fresh) servers.set(s.id, s);
@@ -190,7 +190,7 @@ export class NovaHttpClient implements NovaPort {
   }
 
   async deleteServer(id: string): Promise<void> {
-    await this.call('DELETE', `/servers/${encodeURIComponent(id)}`, { accept: [404] });
+    await this.call('servers.delete', 'DELETE', `/servers/${encodeURIComponent(id)}`, { accept: [404] });
   }
 
   async serverAction(id: string, request: ServerAction): Promise<void> {
@@ -237,20 +237,20 @@ export class NovaHttpClient implements NovaPort {
       default:
         body = { [request.action]: null };
     }
-    await this.call('POST', path, { body });
+    await this.call('servers.action', 'POST', path, { body });
   }
 
   async updateServer(id: string, changes: { name: string }): Promise<void> {
-    await this.call('PUT', `/servers/${encodeURIComponent(id)}`, { body: { server: { name: changes.name } } });
+    await this.call('servers.update', 'PUT', `/servers/${encodeURIComponent(id)}`, { body: { server: { name: changes.name } } });
   }
 
   async setServerMetadata(id: string, metadata: Record<string, string>): Promise<void> {
-    await this.call('PUT', `/servers/${encodeURIComponent(id)}/metadata`, { body: { metadata } });
+    await this.call('servers.metadata', 'PUT', `/servers/${encodeURIComponent(id)}/metadata`, { body: { metadata } });
   }
 
   async listAvailabilityZones(detail = false): Promise<AvailabilityZone[]> {
     try {
-      const { body, read } = await this.call('GET', detail ? '/os-availability-zone/detail' : '/os-availability-zone');
+      const { body, read } = await this.call('availability_zones.list', 'GET', detail ? '/os-availability-zone/detail' : '/os-availability-zone');
       return read(() => shape.availabilityZones(body));
     } catch (e) {
       throw adminOnly(e, 'listing the hosts of availability zones');
@@ -270,7 +270,7 @@ export class NovaHttpClient implements NovaPort {
         if (paged) query.set('limit', String(size));
         if (marker) query.set('marker', marker);
         const qs = query.toString();
-        const { body, read } = await this.call('GET', `/os-hypervisors/detail${qs ? `?${qs}` : ''}`);
+        const { body, read } = await this.call('hypervisors.list', 'GET', `/os-hypervisors/detail${qs ? `?${qs}` : ''}`);
         const page = read(() => shape.array(shape.object(body, 'body').hypervisors, 'hypervisors').map((h, i) => shape.hypervisor(h, `hypervisors[${i}]`)));
         const fresh = page.filter((h) => !hypervisors.has(h.id));
         for (const h of fresh) hypervisors.set(h.id, h);
@@ -300,7 +300,7 @@ export class NovaHttpClient implements NovaPort {
     const root = `${new URL(endpoint).origin}/`;
     const answers: string[] = [];
     for (const url of endpoint === root.replace(/\/$/, '') ? [endpoint] : [endpoint, root]) {
-      const res = await this.session.request({ service: 'compute', method: 'GET', url, idempotent: true, accept: [300, 404] });
+      const res = await this.session.request({ service: 'compute', operation: 'versions.get', method: 'GET', url, idempotent: true, accept: [300, 404] });
       const doc = readVersionDocument(res.body);
       if (doc) {
         const microversion = chooseMicroversion(doc);
@@ -316,13 +316,22 @@ export class NovaHttpClient implements NovaPort {
     throw new NovaResponseError({ service: 'compute', status: null, method: 'GET', path: pathOf(endpoint), serviceMessage: problem, problem });
   }
 
-  private async call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, options: CallOptions = {}) {
-    return this.send('compute', method, `${(await this.computeApi()).endpoint}${path}`, options, microversionHeaders(await this.microversion()));
+  /** `operation` names the call in the metrics (`servers.create`): a fixed name, never built from the path. */
+  private async call(operation: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, options: CallOptions = {}) {
+    return this.send('compute', operation, method, `${(await this.computeApi()).endpoint}${path}`, options, microversionHeaders(await this.microversion()));
   }
 
-  private async send(service: OpenStackService, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, options: CallOptions, headers: Record<string, string> = {}) {
+  private async send(
+    service: OpenStackService,
+    operation: string,
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    options: CallOptions,
+    headers: Record<string, string> = {},
+  ) {
     const res: HttpResponse = await this.session.request({
       service,
+      operation,
       method,
       url,
       headers,
@@ -387,7 +396,7 @@ export class NovaHttpClient implements NovaPort {
     const glance = await this.session.optionalEndpoint('image');
     if (!glance) return ref;
     const url = `${glance.replace(/\/v2$/, '')}/v2/images?${new URLSearchParams({ name: ref })}`;
-    const { body, read } = await this.send('image', 'GET', url, {});
+    const { body, read } = await this.send('image', 'images.list', 'GET', url, {});
     const ids = read(() =>
       shape.array(shape.object(body, 'body').images, 'images').map((img, i) => {
         const id = shape.object(img, `images[${i}]`).id;
@@ -404,9 +413,9 @@ export class NovaHttpClient implements NovaPort {
   private async resolveFlavor(ref: string): Promise<string> {
     const hit = this.cached(`flavor:${ref}`);
     if (hit) return hit;
-    const byId = await this.call('GET', `/flavors/${encodeURIComponent(ref)}`, { accept: [404] });
+    const byId = await this.call('flavors.get', 'GET', `/flavors/${encodeURIComponent(ref)}`, { accept: [404] });
     if (byId.status !== 404) return this.remember(`flavor:${ref}`, ref);
-    const list = await this.call('GET', '/flavors?is_public=None', { accept: [404] });
+    const list = await this.call('flavors.list', 'GET', '/flavors?is_public=None', { accept: [404] });
     if (list.status === 404) return ref;
     const flavors = list.read(() => shape.array(shape.object(list.body, 'body').flavors, 'flavors').map((f, i) => shape.object(f, `flavors[${i}]`)));
     const named = flavors.filter((f) => f.name === ref && typeof f.id === 'string');

@@ -12,6 +12,7 @@ export {
 } from './database';
 export { runMigrationsLocked } from './migrate';
 export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
+export { afterCommit } from './after-commit';
 export { isDatabaseUnavailable, untilDatabaseAnswers, type Queryable } from './unavailable';
 export { addToOutbox, outboxStats, purgePublishedOutbox, type OutboxStats } from './outbox/outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';

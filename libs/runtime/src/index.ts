@@ -1,2 +1,3 @@
 export * from './infrastructure';
 export * from './policy-plugins';
+export * from './readiness-probes';

@@ -1,7 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
 import { createMessageBus, type MessageBus } from '@trellis/messaging';
-import { OutboxRelay, openDatabase, type Database } from '@trellis/persistence';
+import { PROBE_TIMEOUT_MS, observeOutbox, within } from '@trellis/observability';
+import { OutboxRelay, openDatabase, outboxStats, type Database } from '@trellis/persistence';
 
 /**
  * What every service stands on: the database (PostgreSQL, or PGlite in the embedded default), the
@@ -31,6 +32,8 @@ export async function openInfrastructure(config: TrellisConfig, logger: Logger):
     logger: logger.child({ component: 'outbox-relay' }),
   });
   relay.start();
+  // what the outbox holds, read when /metrics is scraped
+  const unobserve = observeOutbox(() => within(PROBE_TIMEOUT_MS, outboxStats(database.dataSource)));
   logger.info('infrastructure ready', {
     database: database.kind,
     bus: config.amqp.url ? 'rabbitmq' : 'in-memory',
@@ -40,6 +43,7 @@ export async function openInfrastructure(config: TrellisConfig, logger: Logger):
     bus,
     relay,
     close: async () => {
+      unobserve();
       await relay.stop();
       await bus.close().catch((e) => logger.warn('closing the bus failed', { error: errorMessage(e) }));
       await database.close();

@@ -11,9 +11,10 @@ import {
   type ActionRequestedMessage,
   type ClusterActionName,
 } from '@trellis/contracts';
+import { actionsAccepted } from '@trellis/observability';
 import { ActionEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
-import { insertRow } from '../infra/persistence.adapter';
+import { afterCommit, insertRow } from '../infra/persistence.adapter';
 import type { Tx } from '../infra/unit-of-work';
 import { ActionLimits } from '../limits/action-limits';
 import { TrustBroker } from '../trusts/trust-broker';
@@ -96,6 +97,7 @@ export class ActionSubmitter {
     });
     await insertRow(manager, ActionEntity, row);
     await this.announce(tx, row, req.requestId, 'submitted');
+    afterCommit(manager, () => actionsAccepted.inc({ action: a.action }));
     return row;
   }
 

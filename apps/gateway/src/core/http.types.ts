@@ -31,6 +31,7 @@ export interface HttpResponse {
   send(body?: unknown): void;
   type(t: string): HttpResponse;
   append(name: string, value: string): void;
+  on(event: 'finish', listener: () => void): unknown;
 }
 
 export type NextFn = (err?: unknown) => void;

@@ -4,7 +4,7 @@ import type { EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 
  * libs/persistence's transaction and outbox helpers, imported in this one file so the call sites
  * stay few.
  */
-export { addToOutbox, inTransaction, isDatabaseUnavailable, sqlState } from '@trellis/persistence';
+export { addToOutbox, afterCommit, inTransaction, isDatabaseUnavailable, sqlState } from '@trellis/persistence';
 export type { OutgoingMessage } from '@trellis/messaging/bus.port';
 
 /** Per entity, the INSERT naming every column; built once from TypeORM's metadata. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import { badRequest, type Logger } from '@trellis/common';
+import { badRequest, withLogContext, type Logger } from '@trellis/common';
 import { TOKEN_VALIDATOR, type TokenValidator } from '@trellis/identity';
 import { Queues, ContractViolation, parseContract } from '@trellis/contracts';
 import type { ConsumerHandle, IncomingMessage, MessageBus } from '@trellis/messaging/bus.port';
@@ -120,9 +120,13 @@ export class RpcServer implements OnModuleInit {
     return bus.serve(Queues.gatewayRpc, (message) => this.handle(message), { prefetch: options.prefetch });
   }
 
-  /** One request → its reply. Never throws. */
-  async handle(message: IncomingMessage): Promise<RpcReply> {
+  /** One request → its reply, every line it logs carrying its request id. Never throws. */
+  handle(message: IncomingMessage): Promise<RpcReply> {
     const requestId = message.correlationId && CORRELATION_ID.test(message.correlationId) ? message.correlationId : `req-${randomUUID()}`;
+    return withLogContext({ correlation_id: requestId }, () => this.reply(message, requestId));
+  }
+
+  private async reply(message: IncomingMessage, requestId: string): Promise<RpcReply> {
     const headers: RpcReplyHeaders = { 'x-openstack-request-id': requestId };
     const pattern = message.type;
     try {

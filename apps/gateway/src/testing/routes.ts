@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { PUBLIC_ROUTE } from '../core/api.guard';
 import { OPERATION, type OperationSpec } from '../core/policy.guard';
 import { GATEWAY_CONTROLLERS } from '../gateway.module';
+import { GatewayMetricsController } from '../health/health.controller';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -18,14 +19,26 @@ export interface RestRoute {
 
 const join = (...parts: string[]) => '/' + parts.flatMap((p) => p.split('/')).filter(Boolean).join('/');
 
-/** Every route the gateway serves, public ones included, read from the controllers' Nest metadata. */
+/** A controller's methods, its own and those it inherits (/healthz, /readyz, /metrics), as Nest routes them. */
+function methodNames(proto: object): string[] {
+  const names = new Set<string>();
+  for (let p = proto; p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const name of Object.getOwnPropertyNames(p)) names.add(name);
+  }
+  return [...names];
+}
+
+/**
+ * Every route the gateway serves with the default configuration (/metrics included), public ones
+ * too, read from the controllers' Nest metadata.
+ */
 export function gatewayRoutes(): RestRoute[] {
   const routes: RestRoute[] = [];
-  for (const controller of GATEWAY_CONTROLLERS) {
+  for (const controller of [...GATEWAY_CONTROLLERS, GatewayMetricsController]) {
     const publicController = Reflect.getMetadata(PUBLIC_ROUTE, controller) === true;
     const prefixes = [Reflect.getMetadata(PATH_METADATA, controller) as string | string[]].flat();
     const proto = controller.prototype as unknown as Record<string, unknown>;
-    for (const name of Object.getOwnPropertyNames(proto)) {
+    for (const name of methodNames(proto)) {
       const fn = proto[name];
       if (name === 'constructor' || typeof fn !== 'function') continue;
       const method = Reflect.getMetadata(METHOD_METADATA, fn) as RequestMethod | undefined;

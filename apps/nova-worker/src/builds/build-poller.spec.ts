@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { currentLogContext, type LogContext } from '@trellis/common';
+import { leaseTakeovers } from '@trellis/observability';
+import { metricValue } from '@trellis/observability/testing';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
@@ -67,13 +70,30 @@ describe('BuildPoller', () => {
     expect(await w.results(actionId)).toEqual([]);
   });
 
+  it("looks at each server in the log context of the request that started the node's action", async () => {
+    const { actionId, nodes } = await building(1);
+    const seen: Array<LogContext | undefined> = [];
+    const getServer = nova.getServer.bind(nova);
+    nova.getServer = async (id) => (seen.push(currentLogContext()), getServer(id));
+    nova.activate(nodes[0].id, 'az1', 'compute-1');
+
+    await w.poller.tick();
+
+    expect(seen).toEqual([{ correlation_id: `req-${actionId}`, action_id: actionId }]);
+  });
+
   it('leaves a node leased to another worker alone until the lease has expired', async () => {
     const { nodes } = await building(1);
     const until = new Date(Date.now() + 60_000);
     await db.dataSource.query(`UPDATE nodes SET lease_owner = 'worker-other', lease_expires_at = $2 WHERE id = $1`, [nodes[0].id, until]);
 
+    const takeovers = await metricValue(leaseTakeovers, { lease: 'node' });
     expect(await w.poller.tick()).toBe(0);
     expect(await w.poller.tick(new Date(until.getTime() + 1))).toBe(1);
+    expect(await metricValue(leaseTakeovers, { lease: 'node' })).toBe(takeovers + 1);
+    // a node this poller handed back (no owner) is simply due again: nothing was taken over
+    expect(await w.poller.tick(new Date(until.getTime() + 60_000))).toBe(1);
+    expect(await metricValue(leaseTakeovers, { lease: 'node' })).toBe(takeovers + 1);
   });
 
   it('reports an order of two servers once, when the second is final too', async () => {

@@ -1,5 +1,6 @@
-import { errorMessage, type Logger } from '@trellis/common';
+import { errorMessage, withLogContext, withoutLogContext, type Logger } from '@trellis/common';
 import type { Server } from '@trellis/nova';
+import { leaseTakeovers } from '@trellis/observability';
 import { inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -23,6 +24,10 @@ export interface BuildPollerOptions {
 type PolledNode = Pick<NodeEntity, 'id' | 'name' | 'status' | 'physical_id' | 'data' | 'action_id' | 'build_deadline' | 'project'> & {
   /** the user whose trust the node's work order was applied with */
   owner_user: string;
+  /** the request that started the node's action (its work order's), for the logs and Nova's request id */
+  correlation_id: string | null;
+  /** the worker whose lease on the node ran out, when it did not hand the node back itself (it died) */
+  previous_owner: string | null;
 };
 
 /** A final state: ACTIVE or ERROR, with what comes with it. */
@@ -91,7 +96,8 @@ export class BuildPoller {
   private schedule(delay: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    // kick() is called while a work order is handled: the loop must not carry that order's log context on
+    this.timer = withoutLogContext(() => setTimeout(() => {
       this.timer = null;
       this.running = this.tick()
         .then(() => undefined)
@@ -102,14 +108,18 @@ export class BuildPoller {
           this.again = false;
           this.schedule(more ? 0 : this.options.pollIntervalMs);
         });
-    }, delay);
+    }, delay));
   }
 
   /** one round: claim due nodes, look at their servers, record what changed. Returns nodes examined. */
   async tick(now = new Date()): Promise<number> {
     const claimed = await this.claim(now);
     if (!claimed.length) return 0;
-    const observations = await mapLimit(claimed, this.options.concurrency, (node) => this.observe(node, new Date()));
+    const takenOver = claimed.filter((n) => n.previous_owner !== null && n.previous_owner !== this.options.workerId).length;
+    if (takenOver) leaseTakeovers.inc({ lease: 'node' }, takenOver);
+    const observations = await mapLimit(claimed, this.options.concurrency, (node) =>
+      withLogContext({ correlation_id: node.correlation_id ?? undefined, action_id: node.action_id ?? undefined }, () => this.observe(node, new Date())),
+    );
     const finished = new Set<string>();
     await inTransaction(this.dataSource, async (m) => {
       const written: NodeState[] = [];
@@ -128,6 +138,8 @@ export class BuildPoller {
   /**
    * One statement, no transaction: the subquery's row locks (SKIP LOCKED) keep concurrent pollers
    * off each other's nodes until the lease is written, and the lease keeps them off afterwards.
+   * `previous_owner` reads the row as it was before this statement: a poller hands a node back
+   * without an owner, so an owner there is one whose lease ran out.
    */
   private async claim(now: Date): Promise<PolledNode[]> {
     const until = new Date(now.getTime() + this.options.leaseSeconds * 1000);
@@ -139,7 +151,9 @@ export class BuildPoller {
          ORDER BY updated_at ASC LIMIT $4
          FOR UPDATE SKIP LOCKED)
        RETURNING id, name, status, physical_id, data, action_id, build_deadline, project,
-         COALESCE((SELECT o.payload->>'user' FROM work_orders o WHERE o.action_id = nodes.action_id), "user") AS owner_user`,
+         COALESCE((SELECT o.payload->>'user' FROM work_orders o WHERE o.action_id = nodes.action_id), "user") AS owner_user,
+         (SELECT o.payload->>'correlation_id' FROM work_orders o WHERE o.action_id = nodes.action_id) AS correlation_id,
+         (SELECT n.lease_owner FROM nodes n WHERE n.id = nodes.id) AS previous_owner`,
       [this.options.workerId, until, now, this.options.batchSize],
     );
     return changedRows<PolledNode>(result);

@@ -23,7 +23,7 @@ export class WorkerHandlers {
    * database): retried, and should it last, the order's lease brings the order back (order-poller.ts).
    */
   async onWorkOrder(message: IncomingMessage): Promise<HandlerOutcome> {
-    if (message.parseError) return { kind: 'dead-letter', reason: `message body is not JSON: ${message.parseError}` };
+    if (message.parseError) return { kind: 'dead-letter', reason: `message body is not JSON: ${message.parseError}`, reasonClass: 'invalid' };
     try {
       const order = parseContract(WorkOrderMessage, message.body);
       if (this.survey && isSurveyOrder(order)) {
@@ -35,9 +35,11 @@ export class WorkerHandlers {
       return { kind: 'ack' };
     } catch (e) {
       const outcome: HandlerOutcome =
-        e instanceof ContractViolation || !isTransient(e)
-          ? { kind: 'dead-letter', reason: errorMessage(e) }
-          : { kind: 'retry', reason: errorMessage(e) };
+        e instanceof ContractViolation
+          ? { kind: 'dead-letter', reason: errorMessage(e), reasonClass: 'invalid' }
+          : !isTransient(e)
+            ? { kind: 'dead-letter', reason: errorMessage(e), reasonClass: 'rejected' }
+            : { kind: 'retry', reason: errorMessage(e), reasonClass: 'transient' };
       this.logger[outcome.kind === 'retry' ? 'warn' : 'error']('work order not applied', {
         message_id: message.messageId,
         outcome: outcome.kind,

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@trellis/common';
 import { NovaError, type ServerCreateRequest } from '@trellis/nova';
 import type { Database } from '@trellis/persistence';
+import { leaseTakeovers } from '@trellis/observability';
+import { metricValue } from '@trellis/observability/testing';
 import { openTestDatabase } from '@trellis/testing/database';
 import { FakeNova, fakeAccess, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 import { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
@@ -63,7 +65,9 @@ describe('work order leases: one worker applies an order at a time', () => {
     // worker-a stalls past its lease (a long GC pause, a partition): worker-b takes over and finishes
     await db.dataSource.query(`UPDATE work_orders SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE action_id = $1`, [actionId]);
     nova.delayMs = 0;
+    const takeoversBefore = await metricValue(leaseTakeovers, { lease: 'work_order' });
     const takeover = await worker('worker-b', 60).execute(order, { redelivered: true });
+    expect(await metricValue(leaseTakeovers, { lease: 'work_order' })).toBe(takeoversBefore + 1);
     const stored = await workerOn(db, nova).node(node.id);
 
     const result = await late;
@@ -87,6 +91,7 @@ describe('work order leases: one worker applies an order at a time', () => {
     const poller = new OrderPoller(db.dataSource, apply, silentLogger, { intervalMs: 1_000, batchSize: 10 });
     const w = workerOn(db, nova);
     nova.down = true;
+    const takeoversBefore = await metricValue(leaseTakeovers, { lease: 'work_order' });
 
     const tried = await apply.execute(order);
 
@@ -103,6 +108,8 @@ describe('work order leases: one worker applies an order at a time', () => {
     expect(nova.created).toHaveLength(1);
     expect((await w.order(actionId)).status).toBe('BUILDING');
     expect(await w.results(actionId)).toEqual([]);
+    // a retry after a pause takes an order nobody held: no lease was taken over
+    expect(await metricValue(leaseTakeovers, { lease: 'work_order' })).toBe(takeoversBefore);
   });
 
   it('the order poller resumes an order left APPLYING by a worker that died (its lease ran out)', async () => {

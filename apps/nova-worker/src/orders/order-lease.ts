@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkOrderMessage } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
+import { leaseTakeovers } from '@trellis/observability';
 import { changedCount, changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 
@@ -39,16 +40,22 @@ export async function claimOrder(dataSource: DataSource, order: WorkOrderMessage
   );
   if (inserted.length > 0) return { state: 'first', token };
   // One UPDATE: of two concurrent claimers the second re-reads the row after the first committed
-  // (READ COMMITTED) and finds the lease alive, so exactly one takes the order over.
+  // (READ COMMITTED) and finds the lease alive, so exactly one takes the order over. The subquery
+  // reads the row as it was before this statement: an owner there is a holder whose lease ran out
+  // (an order waiting for its next attempt has none).
   const taken: unknown = await dataSource.query(
     `UPDATE work_orders SET lease_owner = $2, lease_token = $3, lease_expires_at = ${leaseUntil('$4')}, updated_at = $5
       WHERE action_id = $1 AND status = 'APPLYING'
         AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
         AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp())
-      RETURNING action_id`,
+      RETURNING action_id, (SELECT o.lease_owner FROM work_orders o WHERE o.action_id = $1) AS previous_owner`,
     [order.action_id, options.owner, token, options.leaseSeconds, new Date()],
   );
-  if (changedCount(taken) === 1) return { state: 'taken-over', token };
+  const [takenRow] = changedRows<{ previous_owner: string | null }>(taken);
+  if (takenRow) {
+    if (takenRow.previous_owner !== null) leaseTakeovers.inc({ lease: 'work_order' });
+    return { state: 'taken-over', token };
+  }
   const [row]: Array<{ status: string; alive: boolean }> = await dataSource.query(
     `SELECT status, COALESCE(lease_expires_at > clock_timestamp(), false) AS alive FROM work_orders WHERE action_id = $1`,
     [order.action_id],

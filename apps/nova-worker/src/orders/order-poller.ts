@@ -1,5 +1,5 @@
 import type { WorkOrderMessage } from '@trellis/contracts';
-import { errorMessage, type Logger } from '@trellis/common';
+import { errorMessage, withLogContext, type Logger } from '@trellis/common';
 import type { DataSource } from 'typeorm';
 import type { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
 
@@ -58,7 +58,8 @@ export class OrderPoller {
       );
       for (const { payload } of due) {
         try {
-          const result = await this.apply.execute(payload, { redelivered: true });
+          const context = { correlation_id: payload.correlation_id, action_id: payload.action_id };
+          const result = await withLogContext(context, () => this.apply.execute(payload, { redelivered: true }));
           if (result.applied) {
             applied++;
             this.options.afterApply?.(payload);

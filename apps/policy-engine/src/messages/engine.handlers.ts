@@ -11,9 +11,14 @@ import type { ApplyWorkResultUseCase } from '../results/apply-work-result.usecas
  * the queue's delivery limit turns into a dead-letter if it keeps failing.
  */
 export function outcomeOf(error: unknown): HandlerOutcome {
-  if (error instanceof ContractViolation || error instanceof ActionGone) return { kind: 'dead-letter', reason: error.message };
-  if (isDomainError(error) && !error.transient) return { kind: 'dead-letter', reason: error.message };
-  return { kind: 'retry', reason: errorMessage(error) };
+  if (error instanceof ContractViolation) return { kind: 'dead-letter', reason: error.message, reasonClass: 'invalid' };
+  if (error instanceof ActionGone) return { kind: 'dead-letter', reason: error.message, reasonClass: 'rejected' };
+  if (isDomainError(error)) {
+    return error.transient
+      ? { kind: 'retry', reason: error.message, reasonClass: 'transient' }
+      : { kind: 'dead-letter', reason: error.message, reasonClass: 'rejected' };
+  }
+  return { kind: 'retry', reason: errorMessage(error), reasonClass: isDatabaseUnavailable(error) ? 'transient' : 'unexpected' };
 }
 
 export class EngineHandlers {
@@ -38,7 +43,7 @@ export class EngineHandlers {
   }
 
   private async guard(message: IncomingMessage, work: () => Promise<void>): Promise<HandlerOutcome> {
-    if (message.parseError) return { kind: 'dead-letter', reason: `message body is not JSON: ${message.parseError}` };
+    if (message.parseError) return { kind: 'dead-letter', reason: `message body is not JSON: ${message.parseError}`, reasonClass: 'invalid' };
     try {
       await work();
       return { kind: 'ack' };

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { currentLogContext } from '@trellis/common';
 import { type ActionFinishedMessage, Exchanges, RoutingKeys, SCHEMA_VERSION } from '@trellis/contracts';
+import { actionDuration, actionsFinished } from '@trellis/observability';
 import {
   ActionEntity,
   ClusterEntity,
@@ -7,6 +9,7 @@ import {
   EventEntity,
   NodeEntity,
   addToOutbox,
+  afterCommit,
   row,
 } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
@@ -74,7 +77,9 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     message_id: messageId,
     schema_version: SCHEMA_VERSION,
     action_id: action.id,
-    correlation_id: `action-${action.id}`,
+    // the request that started the action, when this end is handled for it (a work result); the
+    // deadline supervisor and other background ends have none
+    correlation_id: currentLogContext()?.correlation_id ?? `action-${action.id}`,
     sent_at: f.now.toISOString(),
     cluster_id: action.cluster_id,
     action: action.action,
@@ -89,6 +94,17 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     messageId,
     correlationId: finished.correlation_id,
     body: finished,
+  });
+  countFinished(m, action, f);
+}
+
+/** Once the end is committed: the action's outcome and how long it took from being accepted. */
+function countFinished(m: EntityManager, action: ActionEntity, f: Finish): void {
+  const labels = { action: action.action, outcome: f.status };
+  const seconds = Math.max(0, (f.now.getTime() - new Date(action.created_at).getTime()) / 1000);
+  afterCommit(m, () => {
+    actionsFinished.inc(labels);
+    actionDuration.observe(labels, seconds);
   });
 }
 

@@ -1,4 +1,5 @@
 import { errorMessage, type Logger } from '@trellis/common';
+import { leaseTakeovers } from '@trellis/observability';
 import { replayStuckActions } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
 
@@ -31,6 +32,7 @@ export class ResumeService {
     try {
       const resumed = await replayStuckActions(this.dataSource, { olderThanSeconds: this.options.leaseSeconds }, 'resume');
       if (resumed.length) {
+        leaseTakeovers.inc({ lease: 'action' }, resumed.length);
         this.logger.info('resumed actions whose lease expired', {
           count: resumed.length,
           actions: resumed.map((a) => ({ id: a.id, why: a.why })),

@@ -1,4 +1,7 @@
 import { createServer } from 'node:net';
+import { withLogContext } from '@trellis/common/log-context';
+import { openstackRequestDuration, openstackRequests } from '@trellis/observability/metrics';
+import { metricValue } from '@trellis/observability/testing';
 import { DEFAULT_RETRY, HttpTransport, backoffDelay, defaultRuntime, parseRetryAfter, type Runtime } from './http-transport';
 import { NovaError, NovaForbiddenError } from './openstack.errors';
 import { FakeOpenStack, recordingSleep } from '@trellis/nova/testing/fake-openstack';
@@ -18,7 +21,7 @@ describe('HttpTransport', () => {
   afterEach(() => fake.close());
 
   const transport = (timeoutMs = 5000) => new HttpTransport(runtime, DEFAULT_RETRY, timeoutMs);
-  const get = (path: string) => ({ service: 'compute' as const, method: 'GET' as const, url: `${fake.url}${path}`, idempotent: true });
+  const get = (path: string) => ({ service: 'compute' as const, operation: 'test.get', method: 'GET' as const, url: `${fake.url}${path}`, idempotent: true });
 
   it('retries a 5xx with full-jitter backoff, a bounded number of times, then reports it', async () => {
     fake.sequence('GET', '/x', [{ status: 503, body: { computeFault: { code: 503, message: 'busy' } } }]);
@@ -41,7 +44,7 @@ describe('HttpTransport', () => {
   it('does not repeat a create after a 5xx: the error is marked ambiguous', async () => {
     fake.sequence('POST', '/servers', [{ status: 500, body: { computeFault: { message: 'boom' } } }]);
     const error = await transport()
-      .send({ service: 'compute', method: 'POST', url: `${fake.url}/servers`, body: {}, idempotent: false })
+      .send({ service: 'compute', operation: 'test.call', method: 'POST', url: `${fake.url}/servers`, body: {}, idempotent: false })
       .catch((e) => e);
     expect(error.ambiguous).toBe(true);
     expect(fake.to('POST', '/servers')).toHaveLength(1);
@@ -56,7 +59,7 @@ describe('HttpTransport', () => {
   it('honours Retry-After as an HTTP date on 413, even for a create', async () => {
     const at = new Date(now + 7000).toUTCString();
     fake.sequence('POST', '/x', [{ status: 413, headers: { 'Retry-After': at } }, { status: 202, body: {} }]);
-    await transport().send({ service: 'compute', method: 'POST', url: `${fake.url}/x`, body: {}, idempotent: false });
+    await transport().send({ service: 'compute', operation: 'test.call', method: 'POST', url: `${fake.url}/x`, body: {}, idempotent: false });
     expect(delays).toEqual([7000]);
     expect(fake.to('POST', '/x')).toHaveLength(2);
   });
@@ -72,7 +75,7 @@ describe('HttpTransport', () => {
       { status: 409, body: { conflictingRequest: { code: 409, message: "Cannot 'delete' instance a while it is in task_state spawning" } } },
     ]);
     const error = await transport()
-      .send({ service: 'compute', method: 'DELETE', url: `${fake.url}/servers/a`, idempotent: true, retryConflicts: true })
+      .send({ service: 'compute', operation: 'test.call', method: 'DELETE', url: `${fake.url}/servers/a`, idempotent: true, retryConflicts: true })
       .catch((e) => e);
     expect(error.status).toBe(409);
     expect(error.code).toBe('CONFLICT');
@@ -82,7 +85,7 @@ describe('HttpTransport', () => {
 
   it('succeeds when the conflict clears', async () => {
     fake.sequence('DELETE', '/servers/a', [{ status: 409 }, { status: 204 }]);
-    const res = await transport().send({ service: 'compute', method: 'DELETE', url: `${fake.url}/servers/a`, idempotent: true, retryConflicts: true });
+    const res = await transport().send({ service: 'compute', operation: 'test.call', method: 'DELETE', url: `${fake.url}/servers/a`, idempotent: true, retryConflicts: true });
     expect(res.status).toBe(204);
   });
 
@@ -118,11 +121,38 @@ describe('HttpTransport', () => {
   it('retries a refused connection, even for a create', async () => {
     const port = await closedPort();
     const error = await transport()
-      .send({ service: 'compute', method: 'POST', url: `http://127.0.0.1:${port}/servers`, body: {}, idempotent: false })
+      .send({ service: 'compute', operation: 'test.call', method: 'POST', url: `http://127.0.0.1:${port}/servers`, body: {}, idempotent: false })
       .catch((e) => e);
     expect(error.message).toContain('ECONNREFUSED');
     expect(error.ambiguous).toBe(false);
     expect(delays).toHaveLength(DEFAULT_RETRY.attempts - 1);
+  });
+
+  it("sends the request id of the work it runs for as OpenStack's global request id, and nothing else", async () => {
+    const id = 'req-0b7cbe02-4f6a-4a9e-9d3f-5b0e2d9f1c11';
+    fake.sequence('GET', '/x', [{ status: 200, body: {} }]);
+    await withLogContext({ correlation_id: id }, () => transport().send(get('/x')));
+    await withLogContext({ correlation_id: 'resume-0b7cbe02-4f6a-4a9e-9d3f-5b0e2d9f1c11' }, () => transport().send(get('/x')));
+    await transport().send(get('/x'));
+    expect(fake.to('GET', '/x').map((r) => r.headers['x-openstack-request-id'])).toEqual([id, undefined, undefined]);
+  });
+
+  it('counts every try by service, operation and status class, and times it', async () => {
+    const labels = { service: 'compute', operation: 'servers.get' };
+    const before = {
+      ok: await metricValue(openstackRequests, { ...labels, status_class: '2xx' }),
+      failed: await metricValue(openstackRequests, { ...labels, status_class: '5xx' }),
+      refused: await metricValue(openstackRequests, { ...labels, status_class: 'error' }),
+      timed: await metricValue(openstackRequestDuration, labels),
+    };
+    fake.sequence('GET', '/s', [{ status: 503 }, { status: 200, body: {} }]);
+    await transport().send({ ...get('/s'), operation: 'servers.get' });
+    const refused = new HttpTransport(runtime, { ...DEFAULT_RETRY, attempts: 1 }, 1000);
+    await refused.send({ ...get('/s'), operation: 'servers.get', url: `http://127.0.0.1:${await closedPort()}/s` }).catch(() => undefined);
+    expect(await metricValue(openstackRequests, { ...labels, status_class: '2xx' })).toBe(before.ok + 1);
+    expect(await metricValue(openstackRequests, { ...labels, status_class: '5xx' })).toBe(before.failed + 1);
+    expect(await metricValue(openstackRequests, { ...labels, status_class: 'error' })).toBe(before.refused + 1);
+    expect(await metricValue(openstackRequestDuration, labels)).toBe(before.timed + 3);
   });
 
   it('reads a Keystone error body and a plain-text one', async () => {

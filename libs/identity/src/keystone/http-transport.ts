@@ -1,5 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { currentOpenStackRequestId } from '@trellis/common/log-context';
+import { openstackRequestDuration, openstackRequests, secondsSince, statusClass } from '@trellis/observability/metrics';
 import { NovaError, NovaForbiddenError, parseErrorBody, type OpenStackService } from './openstack.errors';
 
 export interface RetryOptions {
@@ -122,6 +124,8 @@ export function parseRetryAfter(value: string | null, now: number): number | nul
 
 export interface HttpRequest {
   service: OpenStackService;
+  /** what the request does, for the metrics: `servers.create`, `tokens.issue`… (a small fixed set, never an id) */
+  operation: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
@@ -137,6 +141,9 @@ export interface HttpRequest {
   /** retry 409 (transitional task state) up to RetryOptions.conflictAttempts */
   retryConflicts?: boolean;
 }
+
+/** OpenStack's request id header; sent, it is the caller's global request id (oslo.middleware's request_id). */
+export const REQUEST_ID_HEADER = 'X-OpenStack-Request-ID';
 
 export interface HttpResponse {
   status: number;
@@ -241,14 +248,20 @@ export class HttpTransport {
       timedOut = true;
       controller.abort();
     }, this.timeoutMs);
+    const started = process.hrtime.bigint();
+    let status: number | null = null;
     try {
       const headers: Record<string, string> = { Accept: 'application/json', ...request.headers };
+      // the request that started this work, as OpenStack's global request id: Nova logs it beside its own
+      const requestId = currentOpenStackRequestId();
+      if (requestId) headers[REQUEST_ID_HEADER] = requestId;
       let body: string | undefined;
       if (request.body !== undefined) {
         headers['Content-Type'] = 'application/json';
         body = JSON.stringify(request.body);
       }
       const res = await this.runtime.exchange({ method: request.method, url: request.url, headers, body, signal: controller.signal });
+      status = res.status;
       return { status: res.status, headers: res.headers, body: parseBody(res.text, res.headers.get('content-type')) };
     } catch (e) {
       if (timedOut) throw new NetworkFailure(`no answer within ${this.timeoutMs} ms`, false);
@@ -259,6 +272,9 @@ export class HttpTransport {
       throw new NetworkFailure(`connection failed (${code ? `${code}: ` : ''}${detail})`, code === 'ECONNREFUSED');
     } finally {
       clearTimeout(timer);
+      const labels = { service: request.service, operation: request.operation };
+      openstackRequests.inc({ ...labels, status_class: statusClass(status) });
+      openstackRequestDuration.observe(labels, secondsSince(started));
     }
   }
 }

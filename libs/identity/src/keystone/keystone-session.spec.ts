@@ -82,16 +82,28 @@ describe('KeystoneSession', () => {
     fake.on('GET', '/thing', (req) => (req.headers['x-auth-token'] === 'token-2' ? { status: 200, body: { ok: 1 } } : { status: 401 }));
     const s = session();
     await s.token();
-    const res = await s.request({ service: 'compute', method: 'GET', url: `${fake.url}/thing`, idempotent: true });
+    const res = await s.request({ service: 'compute', operation: 'test.get', method: 'GET', url: `${fake.url}/thing`, idempotent: true });
     expect(res.body).toEqual({ ok: 1 });
     expect(fake.to('POST', '/identity/v3/auth/tokens')).toHaveLength(2);
+  });
+
+  it('pings Keystone for readiness without a token, naming why it does not answer', async () => {
+    fake.on('GET', '/identity/v3', () => ({ status: 200, body: { version: { id: 'v3.14' } } }));
+    await expect(session().ping(1000)).resolves.toBeUndefined();
+    expect(fake.to('POST', '/identity/v3/auth/tokens')).toHaveLength(0);
+    fake.on('GET', '/identity/v3', () => ({ status: 503 }));
+    await expect(session().ping(1000)).rejects.toThrow('unavailable (HTTP 503)');
+    fake.on('GET', '/identity/v3', () => 'hang');
+    await expect(session().ping(200)).rejects.toThrow('unavailable (no answer within 200 ms)');
+    // nothing listens on port 1; the message names the code, not the address
+    await expect(session(adminSettings(fake, { authUrl: 'http://127.0.0.1:1/identity/v3' })).ping(1000)).rejects.toThrow(/^unavailable \(ECONNREFUSED\)$/);
   });
 
   it('gives up after one re-authentication', async () => {
     fake.withKeystone({ now });
     fake.on('GET', '/thing', () => ({ status: 401, body: { error: { message: 'The request you have made requires authentication.' } } }));
     const error = await session()
-      .request({ service: 'compute', method: 'GET', url: `${fake.url}/thing`, idempotent: true })
+      .request({ service: 'compute', operation: 'test.get', method: 'GET', url: `${fake.url}/thing`, idempotent: true })
       .catch((e) => e);
     expect(error.status).toBe(401);
     expect(error.message).toContain("a fresh token for user 'admin' (project 'admin') was rejected too");

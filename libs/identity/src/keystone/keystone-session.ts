@@ -159,6 +159,25 @@ export class KeystoneSession {
     });
   }
 
+  /**
+   * Whether Keystone answers now, for readiness probes: its version document at the auth URL (no
+   * token, no retry, not counted as a call). Any answer below 500 will do; otherwise it throws
+   * `unavailable (ECONNREFUSED)`, `unavailable (HTTP 503)`…, a code and never the address.
+   */
+  async ping(timeoutMs: number): Promise<void> {
+    let status: number;
+    try {
+      const signal = AbortSignal.timeout(timeoutMs);
+      status = (await this.runtime.exchange({ method: 'GET', url: this.credentials.authUrl, headers: { Accept: 'application/json' }, signal })).status;
+    } catch (e) {
+      const error = e as { code?: unknown; name?: unknown; cause?: { code?: unknown } };
+      const code = error.cause?.code ?? error.code;
+      const timedOut = error.name === 'TimeoutError' || error.name === 'AbortError';
+      throw new Error(`unavailable (${timedOut ? `no answer within ${timeoutMs} ms` : typeof code === 'string' ? code : 'no answer'})`);
+    }
+    if (status >= 500) throw new Error(`unavailable (HTTP ${status})`);
+  }
+
   private marginFor(token: Token): number {
     return Math.min(this.options.renewMarginMs, (token.expiresAt - token.receivedAt) / 2);
   }
@@ -169,7 +188,7 @@ export class KeystoneSession {
     let response: HttpResponse;
     try {
       // issuing a token has no lasting effect, so it is safe to repeat after a timeout or 5xx
-      response = await this.transport.send({ service: 'identity', method: 'POST', url, body: authRequestBody(this.credentials), idempotent: true });
+      response = await this.transport.send({ service: 'identity', operation: 'tokens.issue', method: 'POST', url, body: authRequestBody(this.credentials), idempotent: true });
     } catch (e) {
       if (this.options.refused && e instanceof NovaError && (e.status === 401 || e.status === 403 || e.status === 404)) {
         throw this.options.refused(e);

@@ -58,6 +58,7 @@ export class KeystoneTokenValidator implements TokenValidator {
     }
     const res = await this.session.request({
       service: 'identity',
+      operation: 'tokens.validate',
       method: 'GET',
       url: `${this.session.credentials.authUrl}/auth/tokens?nocatalog`,
       headers: { 'X-Subject-Token': token },

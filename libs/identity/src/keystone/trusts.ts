@@ -48,6 +48,7 @@ export class KeystoneTrusts {
     const url = this.url();
     const response = await this.session.transport.send({
       service: 'identity',
+      operation: 'trusts.create',
       method: 'POST',
       url,
       headers: { 'X-Auth-Token': userToken },
@@ -71,7 +72,7 @@ export class KeystoneTrusts {
   /** The trust as the trustee sees it; null when Keystone does not know it (deleted, expired, never made). */
   async get(trustId: string): Promise<TrustRecord | null> {
     const url = this.url(trustId);
-    const response = await this.session.request({ service: 'identity', method: 'GET', url, idempotent: true, accept: [404] });
+    const response = await this.session.request({ service: 'identity', operation: 'trusts.get', method: 'GET', url, idempotent: true, accept: [404] });
     return response.status === 404 ? null : this.read(response, 'GET', url);
   }
 
@@ -79,6 +80,7 @@ export class KeystoneTrusts {
   async delete(userToken: string, trustId: string): Promise<void> {
     await this.session.transport.send({
       service: 'identity',
+      operation: 'trusts.delete',
       method: 'DELETE',
       url: this.url(trustId),
       headers: { 'X-Auth-Token': userToken },

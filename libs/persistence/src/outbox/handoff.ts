@@ -1,6 +1,7 @@
-import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, EntitySubscriberInterface } from 'typeorm';
 import type { TransactionCommitEvent } from 'typeorm/subscriber/event/TransactionCommitEvent';
 import type { TransactionRollbackEvent } from 'typeorm/subscriber/event/TransactionRollbackEvent';
+import { PerTransaction } from '../per-transaction';
 import type { OutboxRow } from './outbox-row';
 
 /**
@@ -19,14 +20,8 @@ export interface HandoffTarget {
   handOff(rows: OutboxRow[]): void;
 }
 
-interface Noted {
-  row: OutboxRow;
-  /** the transaction depth the row was written at (savepoints nest) */
-  depth: number;
-}
-
 const targets = new WeakMap<DataSource, HandoffTarget>();
-const noted = new WeakMap<QueryRunner, Noted[]>();
+const noted = new PerTransaction<OutboxRow>();
 const subscribed = new WeakSet<DataSource>();
 
 /** Makes `target` the relay that publishes `dataSource`'s committed rows; returns the undo. */
@@ -56,41 +51,18 @@ export function noteWritten(manager: EntityManager, target: HandoffTarget, row: 
     target.handOff([row]);
     return;
   }
-  let list = noted.get(runner);
-  if (!list) noted.set(runner, (list = []));
-  list.push({ row, depth: depthOf(runner) });
+  noted.add(runner, row);
 }
 
 class HandoffSubscriber implements EntitySubscriberInterface {
   afterTransactionCommit(event: TransactionCommitEvent): void {
-    const runner = event.queryRunner;
-    // a released savepoint: its rows wait for the outermost COMMIT
-    if (runner.isTransactionActive) return;
-    const list = noted.get(runner);
-    if (!list) return;
-    noted.delete(runner);
+    const rows = noted.committed(event.queryRunner);
     const target = targets.get(event.connection);
     // no relay any more (it stopped): the rows' lease runs out and polling publishes them
-    if (target && list.length > 0) target.handOff(list.map((n) => n.row));
+    if (target && rows.length > 0) target.handOff(rows);
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
-    const runner = event.queryRunner;
-    const list = noted.get(runner);
-    if (!list) return;
-    if (!runner.isTransactionActive) {
-      noted.delete(runner);
-      return;
-    }
-    // rolled back to a savepoint: forget what was written inside it
-    const depth = depthOf(runner);
-    const kept = list.filter((n) => n.depth <= depth);
-    noted.set(runner, kept);
+    noted.rolledBack(event.queryRunner);
   }
-}
-
-/** TypeORM counts nested transactions (savepoints) in a field its QueryRunner type does not show. */
-function depthOf(runner: QueryRunner): number {
-  const depth = (runner as unknown as { transactionDepth?: unknown }).transactionDepth;
-  return typeof depth === 'number' ? depth : 1;
 }

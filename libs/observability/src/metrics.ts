@@ -1,0 +1,166 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Trellis's Prometheus metrics, defined once for every service. A process has one registry: the
+ * embedded default (gateway, engine and worker in one process) serves it once, on the gateway's
+ * `/metrics`; a service on its own serves its own. Label values come from small fixed sets (action
+ * types, queue names, operations, status classes, reason classes), never ids or names, so the
+ * number of series stays bounded whatever the traffic.
+ */
+export const metricsRegistry = new Registry();
+
+const registers = [metricsRegistry];
+
+/** Why a message was retried or dead-lettered, as a bounded class (the reason text is in the log and the DLQ header). */
+export const REASON_CLASSES = ['invalid', 'rejected', 'transient', 'unexpected', 'delivery_limit', 'unclassified'] as const;
+export type ReasonClass = (typeof REASON_CLASSES)[number];
+
+const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+  new Counter<L>({ name, help, labelNames, registers });
+
+const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+  new Histogram<L>({ name, help, labelNames, buckets, registers });
+
+export const actionsAccepted = counter(
+  'trellis_actions_accepted_total',
+  'Actions stored READY by the gateway (a 202, an RPC reply or a webhook), by action type',
+  ['action'],
+);
+
+export const actionsFinished = counter(
+  'trellis_actions_finished_total',
+  'Actions that ended, by action type and outcome (SUCCEEDED, FAILED, CANCELLED)',
+  ['action', 'outcome'],
+);
+
+export const actionDuration = histogram(
+  'trellis_action_duration_seconds',
+  'Time from an action being accepted to its end, by action type and outcome',
+  ['action', 'outcome'],
+  [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+);
+
+export const decisionDuration = histogram(
+  'trellis_decision_duration_seconds',
+  "Time the policy-engine spent evaluating one policy hook over a cluster's chain, by hook and chain length",
+  ['hook', 'chain_length'],
+  [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+);
+
+export const openstackRequests = counter(
+  'trellis_openstack_requests_total',
+  'HTTP requests to OpenStack (Keystone, Nova, Glance, Neutron), each try counted, by service, operation and status class',
+  ['service', 'operation', 'status_class'],
+);
+
+export const openstackRequestDuration = histogram(
+  'trellis_openstack_request_duration_seconds',
+  'Latency of one HTTP request to OpenStack, by service and operation',
+  ['service', 'operation'],
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+);
+
+export const messagesConsumed = counter(
+  'trellis_messages_consumed_total',
+  'Messages handled by a consumer, by queue and what became of them (ack, retry, dead_letter)',
+  ['queue', 'outcome'],
+);
+
+export const messageRetries = counter(
+  'trellis_message_retries_total',
+  'Messages given back to their queue to be tried again, by queue and reason class',
+  ['queue', 'reason'],
+);
+
+export const messagesDeadLettered = counter(
+  'trellis_messages_dead_lettered_total',
+  'Messages moved to their dead-letter queue, by queue and reason class',
+  ['queue', 'reason'],
+);
+
+export const leaseTakeovers = counter(
+  'trellis_lease_takeovers_total',
+  'Work taken over after its holder let the lease run out (action: resumed by the engine; work_order, node: by a worker)',
+  ['lease'],
+);
+
+/** What the outbox holds, read when the metrics are scraped. */
+export interface OutboxFigures {
+  pending: number;
+  failing: number;
+  oldestPendingAgeMs: number | null;
+}
+
+let outboxSource: (() => Promise<OutboxFigures>) | null = null;
+let outboxRead: Promise<OutboxFigures | null> | null = null;
+
+/**
+ * One read of the outbox per scrape, shared by its three gauges (the registry collects them at
+ * once); nothing when it fails: a metric must not fail the scrape.
+ */
+function readOutbox(): Promise<OutboxFigures | null> {
+  if (!outboxSource) return Promise.resolve(null);
+  outboxRead ??= outboxSource()
+    .catch(() => null)
+    .finally(() => {
+      outboxRead = null;
+    });
+  return outboxRead;
+}
+
+function outboxGauge(name: string, help: string, pick: (f: OutboxFigures) => number) {
+  return new Gauge({
+    name,
+    help,
+    registers,
+    async collect() {
+      const figures = await readOutbox();
+      if (figures) this.set(pick(figures));
+      else this.reset();
+    },
+  });
+}
+
+outboxGauge('trellis_outbox_pending_messages', 'Outbox rows committed and not yet published', (f) => f.pending);
+outboxGauge('trellis_outbox_failing_messages', 'Outbox rows whose publishing failed at least once and that wait to be tried again', (f) => f.failing);
+outboxGauge(
+  'trellis_outbox_oldest_pending_age_seconds',
+  'Age of the oldest outbox row not yet published (0 when none waits)',
+  (f) => (f.oldestPendingAgeMs ?? 0) / 1000,
+);
+
+/** Makes `read` the source of the outbox gauges (the process's database); returns the undo. */
+export function observeOutbox(read: () => Promise<OutboxFigures>): () => void {
+  outboxSource = read;
+  return () => {
+    if (outboxSource === read) outboxSource = null;
+  };
+}
+
+let processMetrics = false;
+
+/**
+ * Node's own metrics (CPU, memory, event loop lag, GC, handles): turned on once, by a process's
+ * entry point (its collectors live as long as the process, so libraries and tests leave them off).
+ */
+export function enableProcessMetrics(): void {
+  if (processMetrics) return;
+  processMetrics = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+/** The registry in Prometheus's text format, and its content type. */
+export async function scrapeMetrics(): Promise<{ contentType: string; text: string }> {
+  return { contentType: metricsRegistry.contentType, text: await metricsRegistry.metrics() };
+}
+
+/** `2xx`…`5xx` for an HTTP status, `error` when no answer came (refused, reset, timeout). */
+export function statusClass(status: number | null): string {
+  return status === null || status < 100 || status > 599 ? 'error' : `${Math.floor(status / 100)}xx`;
+}
+
+/** A policy chain's length as a label: 0-9, then `10+`. */
+export const chainLengthLabel = (n: number): string => (n >= 10 ? '10+' : String(n));
+
+/** Seconds since `startNs` (from process.hrtime.bigint()). */
+export const secondsSince = (startNs: bigint): number => Number(process.hrtime.bigint() - startNs) / 1e9;
