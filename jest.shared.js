@@ -8,7 +8,11 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }],
+    // the web page's plain ES modules, for the specs of its pure parts (apps/gateway/src/ui)
+    '^.+/ui/static/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true }, diagnostics: false }],
+  },
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
 };

@@ -1,6 +1,6 @@
 import { loadEnforcer } from '@trellis/authz';
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
-import { TrustedNovaPool, createCloudCatalog, createKeystoneTrusts, createNovaClient, createTokenValidator } from '@trellis/nova';
+import { TrustedNovaPool, createCloudCatalog, createKeystoneTrusts, createNovaClient, createPasswordSignIn, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry, type PolicyClass } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { openInfrastructure, type Infrastructure } from '@trellis/runtime';
@@ -96,6 +96,7 @@ export async function startEmbedded(
       tokenValidator: createTokenValidator(openstack, { adminProject: config.rbac.adminProject }),
       trusts,
       cloudCatalog: createCloudCatalog(openstack, { logger: novaLogger }),
+      signIn: createPasswordSignIn(openstack, { logger: novaLogger }),
     });
     closers.push(() => gateway.close());
     return { url: gateway.url, config, infra, simulator, registry, close };

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { createCloudCatalog, createKeystoneTrusts, createTokenValidator } from '@trellis/nova';
+import { createCloudCatalog, createKeystoneTrusts, createPasswordSignIn, createTokenValidator } from '@trellis/nova';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { exitOnStartupError, onShutdownSignal, openInfrastructure } from '@trellis/runtime';
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     tokenValidator,
     trusts: createKeystoneTrusts(config.openstack, { logger }),
     cloudCatalog: createCloudCatalog(config.openstack, { logger }),
+    signIn: createPasswordSignIn(config.openstack, { logger }),
     registry,
     enforcer,
     logger,

@@ -18,3 +18,4 @@ export { createTokenValidator, KeystoneTokenValidator, type TokenValidatorOption
 export { KeystoneTrusts, createKeystoneTrusts, type TrustRecord } from './trusts';
 export { TrustError, TrustedNovaPool, type TrustedNovaPoolOptions } from './trusted-nova';
 export { KeystoneCloudCatalog, createCloudCatalog } from './cloud-catalog';
+export { KeystonePasswordSignIn, createPasswordSignIn } from './sign-in';

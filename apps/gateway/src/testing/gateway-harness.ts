@@ -5,6 +5,7 @@ import {
   type CatalogAnswer,
   type CloudCatalog,
   type Logger,
+  type PasswordSignIn,
   type TokenValidator,
   type TrustIssuer,
 } from '@trellis/common';
@@ -212,7 +213,7 @@ export function startGatewayWithFakes(
 
 /** The gateway on a fresh in-memory PGlite, an in-memory bus and the fake Keystone above. */
 export async function startGatewayHarness(
-  options: { env?: Record<string, string>; logger?: Logger } = {},
+  options: { env?: Record<string, string>; logger?: Logger; signIn?: PasswordSignIn } = {},
 ): Promise<GatewayHarness> {
   const db = await openTestDatabase();
   const config = loadConfig({ ...HARNESS_ENV, TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT, ...options.env });
@@ -230,6 +231,7 @@ export async function startGatewayHarness(
       cloudCatalog: cloud,
       registry: PolicyRegistry.withBuiltins(),
       logger: options.logger ?? silentLogger,
+      signIn: options.signIn,
       // HTTP only: the RPC transport has its own tests on the in-memory bus (rpc/rpc-server.spec.ts)
       rpc: false,
     });
