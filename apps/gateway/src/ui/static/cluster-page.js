@@ -225,7 +225,7 @@ function previewView(page, title, decision, runLabel, run) {
   const error = h('p', { class: 'error', role: 'alert' });
   const runButton = h('button', { type: 'button', class: 'primary' }, runLabel);
   const discard = h('button', { type: 'button' }, 'Discard');
-  const box = h('div', { class: 'preview', 'data-preview': '' }, heading, h('p', { class: 'quiet' }, 'Nothing has run yet: this is what the policies would do now.'), decisionView(readable), error);
+  const box = h('div', { class: 'preview', 'data-preview': '' }, heading, h('p', { class: 'quiet' }, 'Nothing has run yet: this is what the policies would do now.'), decisionView(readable, 4), error);
   if (readable.status === 'OK') box.append(h('div', { class: 'buttons' }, runButton, discard));
   else box.append(h('div', { class: 'buttons' }, discard));
   runButton.addEventListener('click', async () => {

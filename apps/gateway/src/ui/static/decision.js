@@ -37,8 +37,9 @@ export function readDecision(decision) {
   for (const d of plan.policy_plan?.delete ?? []) zoneOf.set(d.node_id, d.zone ?? zoneOf.get(d.node_id) ?? '');
   const to = plan.cluster_update?.desired_capacity;
   return {
-    status: decision.status ?? output.status ?? '',
-    reason: say(decision.reason ?? output.reason ?? plan.success_reason ?? ''),
+    // the policy chain's own words first: a dry run's top-level reason is what the action would report when it ends
+    status: output.status ?? decision.status ?? '',
+    reason: say(output.reason ?? decision.reason ?? ''),
     error: plan.policy_plan?.error ? say(plan.policy_plan.error) : null,
     desired: typeof to === 'number' ? { from: input.cluster?.desired_capacity ?? null, to } : null,
     creates: (plan.create_nodes ?? []).map((/** @type {any} */ n) => ({ name: n.name, zone: n.placement?.zone ?? '', group: groupName(n.placement?.servergroup) })),
