@@ -2,6 +2,9 @@
  * The clustering API as the CLI's commands that act as a user call it (`example`, `watch`): the
  * token and microversion on every request, JSON both ways, each call logged.
  */
+/** the longest a 429's Retry-After is waited for before one more try */
+const MAX_RETRY_AFTER_SECONDS = 10;
+
 export class TrellisApi {
   constructor(
     private readonly target: {
@@ -14,11 +17,20 @@ export class TrellisApi {
   ) {}
 
   async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; location: string | null }> {
-    const res = await fetch(`${this.target.apiUrl}/v1${path}`, {
-      method,
-      headers: { 'X-Auth-Token': this.target.token, 'Content-Type': 'application/json', 'OpenStack-API-Version': 'clustering 1.14' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const send = () =>
+      fetch(`${this.target.apiUrl}/v1${path}`, {
+        method,
+        headers: { 'X-Auth-Token': this.target.token, 'Content-Type': 'application/json', 'OpenStack-API-Version': 'clustering 1.14' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    let res = await send();
+    // the project's request rate is spent (other clients of the project): wait as the 429 asks, once
+    const wait = Number(res.headers.get('retry-after'));
+    if (res.status === 429 && wait > 0 && wait <= MAX_RETRY_AFTER_SECONDS) {
+      this.log(`${method} /v1${path} → 429, again in ${wait} s`);
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      res = await send();
+    }
     const text = await res.text();
     this.log(`${method} /v1${path} → ${res.status}`);
     return { status: res.status, body: text ? JSON.parse(text) : null, location: res.headers.get('location') };

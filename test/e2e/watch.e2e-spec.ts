@@ -45,7 +45,8 @@ describe('trellis watch (embedded default)', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const watch = (actionId: string) => runWatch([actionId, '--api', t.trellis.url, '--interval', '100']);
+  // three requests a look: well within the project's default rate of 20 a second
+  const watch = (actionId: string) => runWatch([actionId, '--api', t.trellis.url, '--interval', '250']);
   const until = async (seen: () => boolean) => {
     while (!seen()) await new Promise((r) => setTimeout(r, 50));
   };

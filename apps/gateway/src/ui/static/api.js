@@ -24,6 +24,9 @@ function urlOf(path) {
   return new URL(path.startsWith('/') ? `..${path}` : path, document.baseURI).toString();
 }
 
+/** the longest a 429's Retry-After is waited for before one more try (seconds) */
+const MAX_RETRY_AFTER = 10;
+
 /**
  * @param {string} method
  * @param {string} path
@@ -35,11 +38,19 @@ export async function request(method, path, options = {}) {
   const headers = { 'OpenStack-API-Version': MICROVERSION, Accept: 'application/json' };
   if (options.token) headers['X-Auth-Token'] = options.token;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  let res;
-  try {
-    res = await fetch(urlOf(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  } catch {
-    throw new ApiError(0, 'Trellis did not answer: is it running, and is the network up?');
+  const send = async () => {
+    try {
+      return await fetch(urlOf(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    } catch {
+      throw new ApiError(0, 'Trellis did not answer: is it running, and is the network up?');
+    }
+  };
+  let res = await send();
+  // the project's request rate is spent (other tabs, other clients of the project): wait as asked, once
+  const wait = Number(res.headers.get('Retry-After'));
+  if (res.status === 429 && wait > 0 && wait <= MAX_RETRY_AFTER) {
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    res = await send();
   }
   const text = await res.text();
   let body = null;

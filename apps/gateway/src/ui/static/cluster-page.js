@@ -9,8 +9,11 @@ import { clusterNodes, renderError, update } from './page.js';
 import { placementMap } from './placement.js';
 import { actionProgress, progressText } from './progress.js';
 
-/** while an action of the cluster runs, the page looks again this often; otherwise every 10 s */
-const BUSY_MS = 1_000;
+/**
+ * While an action of the cluster runs, the page looks again this often (about seven requests);
+ * otherwise every 10 s. The project's request rate (20 a second by default) is shared by its tabs.
+ */
+const BUSY_MS = 2_000;
 const IDLE_MS = 10_000;
 const ACTIONS_SHOWN = 10;
 const EVENTS_SHOWN = 25;
