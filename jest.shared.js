@@ -11,6 +11,8 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: false }],
     '/@nestjs/terminus/.+\\.js$': '<rootDir>/test/support/jest/esm-to-cjs.js',
+    // the web page's plain ES modules, for the specs of its pure parts (apps/gateway/src/ui)
+    '^.+/ui/static/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true }, diagnostics: false }],
   },
   // node_modules are not transformed, but for the ES-module-only @nestjs/terminus (see the transform)
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/terminus/)'],

@@ -1,6 +1,6 @@
 import { loadEnforcer } from '@trellis/authz';
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
-import { createKeystoneTrusts, createTokenValidator } from '@trellis/identity';
+import { createKeystoneTrusts, createPasswordSignIn, createTokenValidator } from '@trellis/identity';
 import { TrustedNovaPool, createCloudCatalog, createNovaClient } from '@trellis/nova';
 import { PolicyRegistry, type PolicyClass } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
@@ -103,6 +103,7 @@ export async function startEmbedded(
       cloudCatalog: createCloudCatalog(openstack, { logger: novaLogger }),
       // one process: its readiness is the gateway's, the worker's cloud included
       probes: [databaseProbe(dataSource), brokerProbe(infra.bus), cloudProbe(nova.session)],
+      signIn: createPasswordSignIn(openstack, { logger: novaLogger }),
     });
     closers.push(() => gateway.close());
     return { url: gateway.url, opsUrl: gateway.opsUrl, config, infra, simulator, registry, close };

@@ -8,6 +8,7 @@ import { PURGE_COMMAND, runPurge } from './commands/purge.command';
 import { REPLAY_COMMAND, runReplay } from './commands/replay.command';
 import { START_COMMAND, runStart } from './commands/start.command';
 import { TOKEN_COMMAND, runToken } from './commands/token.command';
+import { WATCH_COMMAND, runWatch } from './commands/watch.command';
 
 const COMMANDS: Array<{ spec: CommandSpec; run: (args: string[]) => Promise<number> }> = [
   { spec: START_COMMAND, run: runStart },
@@ -16,6 +17,7 @@ const COMMANDS: Array<{ spec: CommandSpec; run: (args: string[]) => Promise<numb
   { spec: EVALUATE_COMMAND, run: runEvaluate },
   { spec: TOKEN_COMMAND, run: runToken },
   { spec: EXAMPLE_COMMAND, run: runExampleCommand },
+  { spec: WATCH_COMMAND, run: runWatch },
   { spec: POLICY_DEFAULTS_COMMAND, run: runPolicyDefaults },
 ];
 

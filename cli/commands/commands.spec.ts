@@ -4,6 +4,7 @@ import { runPurge } from './purge.command';
 import { runReplay } from './replay.command';
 import { runStart } from './start.command';
 import { runToken } from './token.command';
+import { runWatch } from './watch.command';
 
 /** Every subcommand parses strictly: none starts, connects or prints a result on a flag it does not know. */
 describe.each([
@@ -13,6 +14,7 @@ describe.each([
   ['evaluate', runEvaluate],
   ['token', runToken],
   ['policy-defaults', runPolicyDefaults],
+  ['watch', runWatch],
 ])('trellis %s', (name, run) => {
   let out: string;
   let err: string;

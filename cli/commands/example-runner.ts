@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { TrellisApi } from './trellis-api';
 
 /**
  * Runs one of the walkthroughs under `examples/<name>/` against a running Trellis through its REST
@@ -53,6 +54,8 @@ export interface ExampleTarget {
   cleanUp?: boolean;
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** shows each action while it runs (`trellis example --watch`) */
+  follow?: (actionId: string) => Promise<unknown>;
 }
 
 export function examplesDir(root: string): string {
@@ -75,53 +78,10 @@ export function readExample(root: string, name: string): { dir: string; example:
   return { dir, example: parseYaml(readFileSync(file, 'utf8')) as ExampleFile };
 }
 
-class Api {
-  constructor(
-    private readonly target: ExampleTarget,
-    private readonly log: (line: string) => void,
-  ) {}
-
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; location: string | null }> {
-    const res = await fetch(`${this.target.apiUrl}/v1${path}`, {
-      method,
-      headers: { 'X-Auth-Token': this.target.token, 'Content-Type': 'application/json', 'OpenStack-API-Version': 'clustering 1.14' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    this.log(`${method} /v1${path} → ${res.status}`);
-    return { status: res.status, body: text ? JSON.parse(text) : null, location: res.headers.get('location') };
-  }
-
-  async expect(status: number, method: string, path: string, body?: unknown): Promise<any> {
-    const res = await this.call(method, path, body);
-    if (res.status !== status) throw new Error(`${method} /v1${path}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
-    return res;
-  }
-
-  /** waits for the action the 202 answer points at; its final view */
-  async finished(location: string | null, timeoutMs: number): Promise<any> {
-    const id = location?.split('/').pop();
-    if (!id) throw new Error('the 202 answer has no Location header');
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const { body } = await this.call('GET', `/actions/${id}`);
-      if (['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(body.action.status)) return body.action;
-      if (Date.now() > deadline) throw new Error(`action ${id} still ${body.action.status} after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  async act(cluster: string, body: Record<string, unknown>, timeoutMs: number): Promise<void> {
-    const res = await this.expect(202, 'POST', `/clusters/${cluster}/actions`, body);
-    const action = await this.finished(res.location, timeoutMs);
-    if (action.status !== 'SUCCEEDED') throw new Error(`${Object.keys(body)[0]}: ${action.status}: ${action.status_reason}`);
-  }
-}
-
 export async function runExample(root: string, name: string, target: ExampleTarget): Promise<ExampleReport> {
   const { dir, example } = readExample(root, name);
   const log = target.log ?? (() => undefined);
-  const api = new Api(target, log);
+  const api = new TrellisApi(target, log);
   const timeoutMs = target.timeoutMs ?? 120_000;
   const suffix = randomBytes(3).toString('hex');
   const spec = (file: string) => parseYaml(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { loadConfig } from '@trellis/common';
-import { booleanOption, runCommand, stringOption, UsageError, type CommandSpec, type ParsedCommand } from './args';
+import { API_TARGET_OPTIONS, apiTarget } from './api-target';
+import { booleanOption, runCommand, UsageError, type CommandSpec, type ParsedCommand } from './args';
+import { watchAction } from './action-watch';
 import { formatReport, listExamples, runExample } from './example-runner';
-import { readRunningInstance } from './running-instance';
-import { tokenFor } from './token.command';
+import { TrellisApi } from './trellis-api';
 
 /** the repository root: cli/commands → up two in source, up three from dist/cli/commands (dist/ holds no example.yaml) */
 const ROOT_CANDIDATES = [resolve(__dirname, '../..'), resolve(__dirname, '../../..')];
@@ -13,9 +13,9 @@ export const EXAMPLE_COMMAND: CommandSpec = {
   summary: 'Run a walkthrough of examples/ (affinity, zone-placement, role-anti-affinity) against the running Trellis and check where the servers landed.',
   positionals: { usage: 'NAME', min: 0, max: 1 },
   options: {
-    user: { type: 'string', value: 'NAME', help: "the simulator's user to run it as (default demo); with a cloud set, the OS_* credentials" },
-    api: { type: 'string', value: 'URL', help: 'the Trellis API (default: the embedded default running from this directory, else TRELLIS_PUBLIC_URL or http://127.0.0.1:TRELLIS_PORT)' },
+    ...API_TARGET_OPTIONS,
     keep: { type: 'boolean', help: 'keep the cluster, policies and profile afterwards' },
+    watch: { type: 'boolean', help: "show each action's progress while it runs, as 'trellis watch' does (on stderr)" },
   },
   notes: ['Without NAME, lists the examples. Exit status 0 when the servers landed as the example says, 1 when not.'],
 };
@@ -39,15 +39,14 @@ async function run(parsed: ParsedCommand): Promise<number> {
     return 0;
   }
   if (!listExamples(root).includes(name)) throw new UsageError(`no example '${name}' (known: ${listExamples(root).join(', ')})`);
-  const config = loadConfig();
-  const apiUrl =
-    stringOption(parsed, 'api') ?? readRunningInstance(config.database.dataDir)?.api_url ?? config.http.publicUrl ?? `http://127.0.0.1:${config.http.port}`;
-  const token = await tokenFor(config, stringOption(parsed, 'user'));
+  const { apiUrl, token } = await apiTarget(parsed);
+  const watcher = new TrellisApi({ apiUrl, token });
   const report = await runExample(root, name, {
-    apiUrl: apiUrl.replace(/\/+$/, ''),
+    apiUrl,
     token,
     cleanUp: !booleanOption(parsed, 'keep'),
     log: (line) => process.stderr.write(`  ${line}\n`),
+    follow: booleanOption(parsed, 'watch') ? (id) => watchAction(watcher, id, { out: process.stderr, intervalMs: 500 }) : undefined,
   });
   process.stdout.write(formatReport(report) + '\n');
   return report.failures.length ? 1 : 0;

@@ -39,6 +39,7 @@ async function start(): Promise<number> {
       `  Trellis acts in Nova as each user, with a Keystone trust it makes on the user's first action (docs/SECURITY.md)`,
       '',
       'Try:',
+      `  the web page: ${trellis.url}/ui (user demo, password ${config.simulator.demoPassword}, project demo)`,
       '  export OS_TOKEN=$(npm run -s trellis -- token)',
       `  curl -s -H "X-Auth-Token: $OS_TOKEN" ${trellis.url}/v1/clusters`,
       '  (README.md walks through creating a profile and a cluster and scaling it out)',

@@ -96,7 +96,13 @@ const random = (prefix: string) => `${prefix}-${randomBytes(16).toString('hex')}
  * issued (the users', the service's, the trust-scoped ones), the forged token, the webhook's credential.
  */
 export async function runSecretsScenario(stack: TestTrellisOptions['stack'] = 'embedded'): Promise<SecretsRun> {
-  const passwords = { demo: random('demo-pw'), admin: random('admin-pw'), service: random('service-pw'), failedLogin: random('wrong-pw') };
+  const passwords = {
+    demo: random('demo-pw'),
+    admin: random('admin-pw'),
+    service: random('service-pw'),
+    failedLogin: random('wrong-pw'),
+    failedPageSignIn: random('wrong-page-pw'),
+  };
   const forged = 'gAAAAAB' + randomBytes(132).toString('base64url');
   const planted: Secret = { name: 'the planted secret', value: random('planted') };
   const haystacks: Haystack[] = [];
@@ -135,6 +141,18 @@ export async function runSecretsScenario(stack: TestTrellisOptions['stack'] = 'e
       });
       expect(failed.status).toBe(401);
       errors.push({ where: 'the 401 error body of the failed login', text: await failed.text() });
+
+      // the web page's sign-in, which the gateway passes to Keystone: a wrong password, then the right one
+      const pageSignIn = (password: string) =>
+        fetch(`${trellis.url}/ui/session`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ username: 'demo', password, project: 'demo' }),
+        });
+      const refused = await pageSignIn(passwords.failedPageSignIn);
+      expect(refused.status).toBe(401);
+      errors.push({ where: "the 401 error body of the web page's failed sign-in", text: await refused.text() });
+      expect((await pageSignIn(passwords.demo)).status).toBe(201);
 
       const token = await keystoneToken(sim.authUrl, { name: 'demo', password: passwords.demo, project: 'demo' });
       const api = new RecordingApiClient(trellis.url, token, errors);
@@ -181,6 +199,7 @@ export async function runSecretsScenario(stack: TestTrellisOptions['stack'] = 'e
         { name: "admin's password", value: passwords.admin },
         { name: "the service user's password", value: passwords.service },
         { name: 'the failed login password', value: passwords.failedLogin },
+        { name: "the web page's failed sign-in password", value: passwords.failedPageSignIn },
         { name: 'the forged token', value: forged },
         ...sim.state.identity.issuedTokens().map((value, i) => ({ name: `Keystone token #${i + 1}`, value })),
         // the receiver's id is Senlin's webhook credential: its own row holds it (id, alarm_url), nothing else may

@@ -164,6 +164,17 @@ export const TENANCY_MATRIX: Readonly<Record<string, readonly Attempt[]>> = {
   'GET /healthz': [{ status: 200 }],
   'GET /readyz': [{ status: 200 }],
   'GET /metrics': [{ status: 200 }],
+  // the web page: its files, and its sign-in, which says whom the caller's own token belongs to
+  'GET /ui': [{ status: 200 }],
+  'GET /ui/:file': [{ path: { file: 'app.js' }, status: 200 }, notFound('file', '{cluster}', { path: { file: '{cluster}' } })],
+  'GET /ui/session': [{ status: 200 }],
+  'POST /ui/session': [
+    {
+      body: { username: '{cluster.name}', password: 'a-guess', project: '{cluster.name}' },
+      status: 401,
+      message: "Keystone refused user '{cluster.name}' in project '{cluster.name}' (domain 'Default'): check the name, password and project.",
+    },
+  ],
   'GET /v1/build-info': [{ status: 200 }],
   'GET /v1/services': [{ status: 403, adminOnly: true }],
   'GET /v1/profile-types': [{ status: 200 }],

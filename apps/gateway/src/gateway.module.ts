@@ -1,7 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { createLogger, type CloudCatalog, type Logger, type TrellisConfig } from '@trellis/common';
-import { TOKEN_VALIDATOR, type TokenValidator, type TrustIssuer } from '@trellis/identity';
+import { TOKEN_VALIDATOR, type PasswordSignIn, type TokenValidator, type TrustIssuer } from '@trellis/identity';
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
 import { ReadinessModule, type ReadinessProbe } from '@trellis/observability';
@@ -23,7 +23,7 @@ import { DEFAULT_GATEWAY_CONFIG, GATEWAY_CONFIG, type GatewayConfig } from './co
 import { RequestContextMiddleware } from './core/request-context.middleware';
 import { RequestInputGuard } from './core/request-input.guard';
 import { SenlinExceptionFilter } from './core/senlin-exception.filter';
-import { CLOUD_CATALOG, DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, POLICY_ENFORCER, POLICY_REGISTRY } from './core/tokens';
+import { CLOUD_CATALOG, DATA_SOURCE, GATEWAY_LOGGER, MESSAGE_BUS, PASSWORD_SIGN_IN, POLICY_ENFORCER, POLICY_REGISTRY } from './core/tokens';
 import { EventsController } from './events/events.controller';
 import type { PolicyRegistry } from './infra/policies.adapter';
 import { UnitOfWork } from './infra/unit-of-work';
@@ -55,6 +55,8 @@ import { ReceiversController } from './receivers/receivers.controller';
 import { ReceiversService } from './receivers/receivers.service';
 import { WebhooksController } from './receivers/webhooks.controller';
 import { WebhooksService } from './receivers/webhooks.service';
+import { UiController } from './ui/ui.controller';
+import { UiSessionController } from './ui/ui-session.controller';
 
 export interface GatewayDeps {
   config: TrellisConfig;
@@ -65,6 +67,8 @@ export interface GatewayDeps {
   trusts: TrustIssuer;
   /** Glance, Nova and Neutron as the caller sees them: profile specs are checked against them (Senlin's do_validate) */
   cloudCatalog: CloudCatalog;
+  /** the web page's password sign-in (Keystone); without it the page at /ui takes a pasted token only */
+  signIn?: PasswordSignIn;
   registry: PolicyRegistry;
   /** the API policy; defaults to the rules of config.rbac.policyFile (TRELLIS_POLICY_FILE), read at start */
   enforcer?: PolicyEnforcer;
@@ -100,6 +104,9 @@ export const GATEWAY_CONTROLLERS = [
   BuildInfoController,
   ServicesController,
   HealthController,
+  // before UiController, whose /ui/:file would otherwise answer GET /ui/session
+  UiSessionController,
+  UiController,
 ];
 
 export function gatewayLogger(deps: GatewayDeps): Logger {
@@ -129,6 +136,7 @@ export class GatewayModule implements NestModule {
       { provide: GATEWAY_LOGGER, useValue: logger },
       { provide: POLICY_ENFORCER, useValue: enforcer },
       { provide: CLOUD_CATALOG, useValue: deps.cloudCatalog },
+      { provide: PASSWORD_SIGN_IN, useValue: deps.signIn ?? null },
       { provide: TrustBroker, useValue: new TrustBroker(deps.trusts, logger.child({ component: 'trusts' })) },
       // global guards run in this order: authenticate, refuse what no route can read (repeated
       // scalar parameters, NUL characters), then check the operation's policy rule

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadEnforcer } from '@trellis/authz';
 import { ConfigError, createLogger, loadConfig, usesSimulator } from '@trellis/common';
-import { createKeystoneTrusts, createTokenValidator } from '@trellis/identity';
+import { createKeystoneTrusts, createPasswordSignIn, createTokenValidator } from '@trellis/identity';
 import { createCloudCatalog } from '@trellis/nova/cloud-catalog';
 import { enableProcessMetrics } from '@trellis/observability';
 import { PolicyRegistry } from '@trellis/policies';
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     tokenValidator,
     trusts: createKeystoneTrusts(config.openstack, { logger }),
     cloudCatalog: createCloudCatalog(config.openstack, { logger }),
+    signIn: createPasswordSignIn(config.openstack, { logger }),
     registry,
     enforcer,
     logger,

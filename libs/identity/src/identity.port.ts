@@ -46,3 +46,21 @@ export class TrustUnusableError extends Error {
     this.name = 'TrustUnusableError';
   }
 }
+
+/** What a person types to sign in with a password (the web page at /ui). */
+export interface PasswordSignInRequest {
+  username: string;
+  password: string;
+  /** the project to scope the token to, by name */
+  project: string;
+  /** the domain of both the user and the project, by name (`Default`) */
+  domain: string;
+}
+
+/**
+ * Keystone's password authentication on behalf of a person (the web page's sign-in form): the
+ * project-scoped token Keystone issued, or null when Keystone refused the credentials.
+ */
+export interface PasswordSignIn {
+  signIn(request: PasswordSignInRequest): Promise<{ token: string; expiresAt: Date } | null>;
+}

@@ -1,4 +1,13 @@
-export { TOKEN_VALIDATOR, TRUST_ISSUER, TrustUnusableError, type TokenValidator, type TrustIssuer } from './identity.port';
+export {
+  TOKEN_VALIDATOR,
+  TRUST_ISSUER,
+  TrustUnusableError,
+  type PasswordSignIn,
+  type PasswordSignInRequest,
+  type TokenValidator,
+  type TrustIssuer,
+} from './identity.port';
+export { KeystonePasswordSignIn, createPasswordSignIn } from './keystone/sign-in';
 export { KeystoneTokenValidator, createTokenValidator, type TokenValidatorOptions } from './keystone/token-validator';
 export { KeystoneTrusts, createKeystoneTrusts, type TrustRecord } from './keystone/trusts';
 export { createSession, issueToken, resolveClientOptions, type KeystoneClientOptions, type ResolvedClientOptions } from './keystone/session';

@@ -5,3 +5,5 @@ export const POLICY_REGISTRY = Symbol('POLICY_REGISTRY');
 export const GATEWAY_LOGGER = Symbol('GATEWAY_LOGGER');
 export const POLICY_ENFORCER = Symbol('POLICY_ENFORCER');
 export const CLOUD_CATALOG = Symbol('CLOUD_CATALOG');
+/** Keystone's password sign-in for the web page (optional: without it the page takes a pasted token) */
+export const PASSWORD_SIGN_IN = Symbol('PASSWORD_SIGN_IN');

@@ -6,7 +6,7 @@ import {
   type CloudCatalog,
   type Logger,
 } from '@trellis/common';
-import type { TokenValidator, TrustIssuer } from '@trellis/identity';
+import type { PasswordSignIn, TokenValidator, TrustIssuer } from '@trellis/identity';
 import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
@@ -211,7 +211,7 @@ export function startGatewayWithFakes(
 
 /** The gateway on a fresh in-memory PGlite, an in-memory bus and the fake Keystone above. */
 export async function startGatewayHarness(
-  options: { env?: Record<string, string>; logger?: Logger } = {},
+  options: { env?: Record<string, string>; logger?: Logger; signIn?: PasswordSignIn } = {},
 ): Promise<GatewayHarness> {
   const db = await openTestDatabase();
   const config = loadConfig({ ...HARNESS_ENV, TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT, ...options.env });
@@ -229,6 +229,7 @@ export async function startGatewayHarness(
       cloudCatalog: cloud,
       registry: PolicyRegistry.withBuiltins(),
       logger: options.logger ?? silentLogger,
+      signIn: options.signIn,
       // HTTP only: the RPC transport has its own tests on the in-memory bus (rpc/rpc-server.spec.ts)
       rpc: false,
     });
