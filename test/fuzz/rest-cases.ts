@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { MAX_BODY_BYTES } from '../../apps/gateway/src/bootstrap';
+import { MAX_BODY_BYTES } from '../../apps/gateway/src/core/request-input';
 import { zoneSpec } from '../support/placement.scenario';
 import { RawJson, hostileJson, hostileKey, hostileLeaf, hostileString, malformedJsonText, objectOf, toJsonText } from './hostile-values';
 import { FixtureRef, RestFixtures, TokenRef, type Caller, type FixtureKind } from './rest-fixtures';

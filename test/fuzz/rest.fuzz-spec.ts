@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_BODY_BYTES } from '../../apps/gateway/src/bootstrap';
+import { MAX_BODY_BYTES } from '../../apps/gateway/src/core/request-input';
 import { ApiClient } from '../support/api-client';
 import { act } from '../support/placement.scenario';
 import { createProfileAndCluster } from '../support/scale-out.scenario';

@@ -8,6 +8,7 @@ import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging/bus.port';
 import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware';
 import { answerParserErrors } from './core/parser-errors';
+import { MAX_BODY_BYTES } from './core/request-input';
 import { writeError } from './core/senlin-exception.filter';
 import { sortKeys } from './core/sorted-json';
 import type { HttpRequest, HttpResponse, NextFn } from './core/http.types';
@@ -17,12 +18,6 @@ import { RpcServer } from './rpc/rpc-server';
 
 /** RPC requests one gateway handles at once unless GatewayDeps.rpc says otherwise. */
 export const DEFAULT_RPC_PREFETCH = 16;
-
-/**
- * The largest request body read, decoded (after Content-Encoding), before anything else: Senlin's
- * max_json_body_size default. Larger bodies are a 413 in Senlin's error body (README, "Limits").
- */
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * What an app built from GatewayModule needs besides the module: a JSON body parser whose errors

@@ -52,6 +52,13 @@ export function checkQueryParams(query: Record<string, unknown>): void {
 }
 
 /**
+ * The largest request body the gateway reads: over REST its decoded size (after Content-Encoding),
+ * refused by the body parser before anything else runs; over RPC the whole request message. Senlin's
+ * max_json_body_size default. Larger ones are a 413 in Senlin's error body (README, "Limits").
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
  * How deep a request body may nest objects and lists (the body itself is level 1), far above what a
  * request needs: Senlin's worked examples nest 7 levels, policy specs 5. Deeper bodies were a 500:
  * code that walks a value recursively (JSON.stringify in an error message, the idempotency

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { MAX_BODY_BYTES } from '../bootstrap';
+import { MAX_BODY_BYTES } from './request-input';
 import { startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 
 /**
