@@ -25,7 +25,7 @@ import { StatusTally, excerpt, senlinErrorProblem } from './senlin-answer';
  */
 
 /** cases per queue in CI; FUZZ_RUNS overrides, `--long` runs 10,000 */
-const CI_RUNS = 250;
+const CI_RUNS = 200;
 const WITHIN_MS = 5_000;
 const CASE_HEADER = 'x-fuzz-case';
 

@@ -85,6 +85,11 @@ const TEMPLATES: Record<string, unknown[]> = {
   'POST /v1/webhooks/{webhook_id}/trigger': [{ count: 1 }, { params: { count: 1 } }],
 };
 
+/** The query a well-formed request of a route needs (a webhook's URL carries the version of its parameters). */
+const WELL_FORMED_QUERY: Record<string, Array<[string, ParamValue]>> = {
+  'POST /v1/webhooks/{webhook_id}/trigger': [['V', '2']],
+};
+
 /** Body fields that name another object: a fuzzed body names a real one as often as not. */
 const REF_FIELDS: Record<string, fc.Arbitrary<unknown>> = {
   profile_id: fc.constantFrom(ref('profile'), ref('profile', 'id'), ref('profile', 'short')),
@@ -377,7 +382,7 @@ export function restCase(operations: Operation[]): fc.Arbitrary<RestCase> {
         method: hostile('method') ? OTHER_METHODS : fc.constant<string>(op.method),
         template: fc.constant(op.template),
         params: fc.record(Object.fromEntries(op.pathParams.map((p) => [p, hostile('path') ? pathValue(p) : wellFormedPathValue(p)]))),
-        query: hostile('query') ? queryCase(op) : fc.constant<Array<[string, ParamValue]>>([]),
+        query: hostile('query') ? queryCase(op) : fc.constant<Array<[string, ParamValue]>>(Object.hasOwn(WELL_FORMED_QUERY, op.label) ? WELL_FORMED_QUERY[op.label] : []),
         body: hostile('body') ? bodyCase(op) : wellFormedBody(op),
       })
       .chain((c) => {

@@ -20,7 +20,7 @@ import { closeWire, send, type WireRequest, type WireResponse } from './wire';
  */
 
 /** cases in CI (npm run test:fuzz); FUZZ_RUNS overrides, `--long` runs 10,000 */
-const CI_RUNS = 1500;
+const CI_RUNS = 1000;
 const ANSWER_WITHIN_MS = 5_000;
 
 describe('REST fuzz (embedded default)', () => {
