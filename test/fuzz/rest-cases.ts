@@ -224,9 +224,9 @@ const wellFormedPathValue = (name: string): fc.Arbitrary<ParamValue> => (Object.
 
 function pathValue(name: string): fc.Arbitrary<ParamValue> {
   return fc.oneof(
-    { arbitrary: Object.hasOwn(PATH_KINDS, name) ? PATH_KINDS[name] : hostileString, weight: 6 },
-    { arbitrary: hostileString, weight: 3 },
-    { arbitrary: RAW_ENCODINGS.map((t) => new Encoded(t)), weight: 1 },
+    { arbitrary: wellFormedPathValue(name), weight: 2 },
+    { arbitrary: hostileString, weight: 4 },
+    { arbitrary: RAW_ENCODINGS.map((t) => new Encoded(t)), weight: 2 },
     { arbitrary: fc.uuid(), weight: 1 },
   );
 }

@@ -70,4 +70,12 @@ describe('parseContract', () => {
     expect(() => parseContract(WorkResultMessage, { ...result, nodes: [] })).not.toThrow();
     expect(() => parseContract(WorkResultMessage, { ...result, nodes: [[]] })).toThrow(/nodes: each value in nodes must be an object/);
   });
+
+  it('applies the rules whatever a message says its constructor is (a top-level "constructor" threw or skipped every rule; found by the fuzz suite)', () => {
+    for (const constructor of [null, 'x', {}, 1]) {
+      expect(() => parseContract(ActionRequestedMessage, { ...valid, schema_version: 1.5, constructor })).toThrow(/schema_version/);
+      expect(() => parseContract(ActionRequestedMessage, { ...valid, message_id: 'x', constructor })).toThrow(/message_id must be a UUID/);
+      expect(parseContract(ActionRequestedMessage, { ...valid, constructor })).toBeInstanceOf(ActionRequestedMessage);
+    }
+  });
 });

@@ -53,11 +53,14 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
  * nested object and took an own key `constructor` for the object's class: a profile whose server
  * metadata had a `constructor` key made it throw on every work order of that cluster, which the
  * worker retried, dead-lettered, and the action timed out (found by the fuzz suite). It also dropped
- * `__proto__` keys; here every key is an own property, as JSON.parse made it.
+ * `__proto__` keys from free-form values; here they stay, as JSON.parse made them.
  */
 function toInstance<T>(cls: ClassConstructor<T>, plain: Record<string, unknown>): T {
   const instance = new cls() as Record<string, unknown>;
   for (const [key, value] of Object.entries(plain)) {
+    // no contract has such a field, and an own `constructor` would stand in for the class that
+    // class-validator reads the rules from: `"constructor": null` threw, a string skipped every rule
+    if (key === 'constructor' || key === '__proto__') continue;
     const type = defaultMetadataStorage.findTypeMetadata(cls, key)?.typeFunction() as ClassConstructor<object> | undefined;
     const typed = (v: unknown) => (type && isPlainObject(v) ? toInstance(type, v) : v);
     const converted = type && Array.isArray(value) ? value.map(typed) : typed(value);
