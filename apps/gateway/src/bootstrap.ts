@@ -8,6 +8,8 @@ import { ServiceHeartbeat } from '@trellis/persistence';
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging/bus.port';
 import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware';
+import { answerParserErrors } from './core/parser-errors';
+import { MAX_BODY_BYTES } from './core/request-input';
 import { writeError } from './core/senlin-exception.filter';
 import { sortKeys } from './core/sorted-json';
 import type { HttpRequest, HttpResponse, NextFn } from './core/http.types';
@@ -17,9 +19,6 @@ import { RpcServer } from './rpc/rpc-server';
 
 /** RPC requests one gateway handles at once unless GatewayDeps.rpc says otherwise. */
 export const DEFAULT_RPC_PREFETCH = 16;
-
-/** Senlin's max_json_body_size default. */
-const MAX_BODY = 1024 * 1024;
 
 /**
  * What an app built from GatewayModule needs besides the module: a JSON body parser whose errors
@@ -33,13 +32,14 @@ export function configureGatewayApp(app: NestExpressApplication, deps: GatewayDe
   // back: the parameter stays named `name[key]`, which core/request-input.ts refuses with a 400
   app.set('query parser', 'simple');
   // Every body is read as JSON whatever its Content-Type, as Senlin's deserializer did.
-  app.useBodyParser('json', { limit: MAX_BODY, strict: false, type: () => true });
+  app.useBodyParser('json', { limit: MAX_BODY_BYTES, strict: false, type: () => true });
   app.use((err: unknown, req: HttpRequest, res: HttpResponse, next: NextFn) => {
     if (!err) return next();
     const ctx = contextOf(req, deps.config.http.publicUrl);
     res.setHeader(REQUEST_ID_HEADER, ctx.requestId);
     writeError(err, req, res, logger);
   });
+  answerParserErrors(app.getHttpServer(), logger);
   setupOpenApi(app);
 }
 

@@ -2,7 +2,7 @@ import { ActionEntity, ClusterEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
 import { NOVA_PROFILE_SPEC, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 import { authenticatedRoutes } from '../testing/routes';
-import { checkBodyText, checkQueryParams } from './request-input';
+import { MAX_BODY_DEPTH, checkBodyText, checkQueryParams } from './request-input';
 
 const INT4_MAX = 2147483647;
 const BEYOND = [INT4_MAX + 1, 1e20, '99999999999999999999'];
@@ -173,14 +173,38 @@ describe('hostile input: bad numbers, NUL characters, repeated parameters (issue
       );
     });
 
-    it('finds a NUL 10,000 levels deep in a body (the search must not exhaust the stack: a 500 before)', async () => {
-      const deep = `${'{"a":'.repeat(10_000)}"v\\u0000"${'}'.repeat(10_000)}`;
+    it(`finds a NUL ${MAX_BODY_DEPTH} levels deep in a body, naming its path`, async () => {
+      const deep = `${'{"a":'.repeat(MAX_BODY_DEPTH - 3)}"v\\u0000"${'}'.repeat(MAX_BODY_DEPTH - 3)}`;
       const res = await alice()
         .post('/v1/profiles')
         .set('Content-Type', 'application/json')
         .send(`{"profile": {"name": "p", "spec": ${JSON.stringify(NOVA_PROFILE_SPEC)}, "metadata": ${deep}}}`);
-      expect400(res, `The value for profile.metadata${'.a'.repeat(10_000)} contains a NUL character.`);
+      expect400(res, `The value for profile.metadata${'.a'.repeat(MAX_BODY_DEPTH - 3)} contains a NUL character.`);
     });
+
+    it('refuses a lone surrogate in cluster metadata naming it (PostgreSQL refused it in jsonb: a 500)', async () => {
+      const res = await alice()
+        .patch(`/v1/clusters/${clusterId}`)
+        .set('Content-Type', 'application/json')
+        .send('{"cluster": {"metadata": {"\\ud800": "v"}}}');
+      expect400(res, 'A key in cluster.metadata contains a lone UTF-16 surrogate (not Unicode).');
+    });
+
+    it.each([
+      ['POST', '/v1/profiles', (deep: string) => `{"profile": {"name": "p", "spec": ${JSON.stringify(NOVA_PROFILE_SPEC)}, "metadata": ${deep}}}`, 'profile.metadata'],
+      ['PATCH', '/v1/clusters/{c}', (deep: string) => `{"cluster": {"timeout": ${deep}}}`, 'cluster.timeout'],
+    ])(
+      // 100,000 levels were a 500 (the stack ran out in JSON.stringify quoting the value), found by the fuzz suite
+      `refuses a body nested more than ${MAX_BODY_DEPTH} levels (%s %s), naming where, also 100,000 levels deep`,
+      async (method, path, body, field) => {
+        const url = path.replace('{c}', clusterId);
+        for (const levels of [MAX_BODY_DEPTH, 100_000]) {
+          const deep = `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+          const res = await (method === 'POST' ? alice().post(url) : alice().patch(url)).set('Content-Type', 'application/json').send(body(deep));
+          expect400(res, `The request body is nested more than ${MAX_BODY_DEPTH} levels deep at ${field}${'.a'.repeat(MAX_BODY_DEPTH - 2)}.`);
+        }
+      },
+    );
   });
 
   describe('query parameters', () => {
@@ -267,5 +291,14 @@ describe('checkQueryParams and checkBodyText', () => {
     expect(refusal(() => checkBodyText({ a: { '\u0000': 1 } }))).toBe('A key in a contains a NUL character.');
     expect(refusal(() => checkBodyText({ a: [1, true, null, { b: 'x' }], c: 2 }))).toBeNull();
     expect(refusal(() => checkBodyText(undefined))).toBeNull();
+  });
+
+  it('finds a lone UTF-16 surrogate in a value or a key, and keeps paired ones (the fuzz suite found it a 500 from jsonb)', () => {
+    expect(refusal(() => checkBodyText({ cluster: { metadata: { k: 'a\ud800b' } } }))).toBe(
+      'The value for cluster.metadata.k contains a lone UTF-16 surrogate (not Unicode).',
+    );
+    expect(refusal(() => checkBodyText({ cluster: { metadata: { '\udfff': 1 } } }))).toBe('A key in cluster.metadata contains a lone UTF-16 surrogate (not Unicode).');
+    expect(refusal(() => checkBodyText({ n: ['\udc00\ud800'] }))).toBe('The value for n[0] contains a lone UTF-16 surrogate (not Unicode).');
+    expect(refusal(() => checkBodyText({ name: '😀集群', '😀': 'é' }))).toBeNull();
   });
 });

@@ -74,14 +74,8 @@ function describe(exception: unknown, logger: Logger, context: Record<string, un
     }
     return { status, body: senlinErrorBody(status, exception.message, exception.type) };
   }
-  const parserStatus = bodyParserStatus(exception);
-  if (parserStatus !== null) {
-    const message =
-      parserStatus === 413
-        ? 'Request body is too large.'
-        : `Malformed request body: ${(exception as Error).message}`;
-    return { status: parserStatus, body: senlinErrorBody(parserStatus, message, parserStatus === 413 ? 'RequestLimitExceeded' : 'HTTPBadRequest') };
-  }
+  const refused = bodyParserRefusal(exception);
+  if (refused !== null) return { status: refused.status, body: senlinErrorBody(refused.status, refused.message, refused.type) };
   if (exception instanceof HttpException && exception.getStatus() < 500) {
     const status = exception.getStatus();
     const message = status === 404 ? ROUTE_NOT_FOUND : exception.message;
@@ -100,12 +94,29 @@ function describe(exception: unknown, logger: Logger, context: Record<string, un
   };
 }
 
-/** body-parser errors carry `type` `entity.*` and their own status (400 bad JSON, 413 too large). */
-function bodyParserStatus(e: unknown): number | null {
+/**
+ * A body the parser refused (body-parser, raw-body): errors with `type` `entity.*` or the charset and
+ * encoding ones, and their status (400 bad JSON, 413 too large, 415 charset or encoding), or
+ * http-errors' 4xx without a type: a body that does not decompress as its Content-Encoding says
+ * (zlib's error, which body-parser wraps in a 400 and which was a 500 before).
+ */
+function bodyParserRefusal(e: unknown): { status: number; message: string; type: string } | null {
   if (typeof e !== 'object' || e === null) return null;
-  const { type, status } = e as { type?: unknown; status?: unknown };
-  if (typeof type !== 'string' || !type.startsWith('entity.') && type !== 'encoding.unsupported' && type !== 'charset.unsupported') return null;
-  return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+  const { type, status, expose, length, limit } = e as { type?: unknown; status?: unknown; expose?: unknown; length?: unknown; limit?: unknown };
+  const clientStatus = typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+  const parserType = typeof type === 'string' && (type.startsWith('entity.') || type === 'encoding.unsupported' || type === 'charset.unsupported');
+  if (!parserType && !(expose === true && clientStatus !== null)) return null;
+  const code = clientStatus ?? 400;
+  if (code === 413) return { status: 413, message: tooLargeMessage(length, limit), type: 'RequestLimitExceeded' };
+  return { status: code, message: `Malformed request body: ${(e as Error).message}`, type: HTTP_TYPE[code] ?? 'HTTPBadRequest' };
+}
+
+/** As Senlin's `JSON body size (N bytes) exceeds maximum allowed size (M bytes).`; a chunked body's size is not known. */
+function tooLargeMessage(length: unknown, limit: unknown): string {
+  const max = typeof limit === 'number' ? ` (${limit} bytes)` : '';
+  return typeof length === 'number'
+    ? `Request body size (${length} bytes) exceeds the maximum allowed size${max}.`
+    : `Request body exceeds the maximum allowed size${max}.`;
 }
 
 /** A webhook's path holds its credential (the receiver id, docs/SECURITY.md): never logged. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
-import { MAX_EVALUATION_DEPTH, MAX_EVALUATION_VALUES } from './evaluation-request';
+import { MAX_BODY_DEPTH } from '../core/request-input';
+import { MAX_EVALUATION_VALUES } from './evaluation-request';
 
 /** Senlin's worked example of zone placement (test/conformance), as `trellis evaluate` reads it. */
 const example = JSON.parse(readFileSync('test/conformance/zone-grow-equal-weights.json', 'utf8')) as {
@@ -42,17 +43,17 @@ describe('POST /v1/evaluations checks its body (issue 18)', () => {
     [
       '10,000 levels under an unknown key',
       `{"action": {"action": "CLUSTER_SCALE_OUT"}, "x": ${nested(10_000, '1')}}`,
-      `The evaluation request is nested more than ${MAX_EVALUATION_DEPTH} levels deep at x${'.a'.repeat(MAX_EVALUATION_DEPTH - 1)}.`,
+      `The request body is nested more than ${MAX_BODY_DEPTH} levels deep at x${'.a'.repeat(MAX_BODY_DEPTH - 1)}.`,
     ],
     [
       '10,000 levels of lists in action.inputs',
       `{"action": {"action": "CLUSTER_SCALE_OUT", "inputs": {"a": ${'['.repeat(10_000)}${']'.repeat(10_000)}}}}`,
-      `The evaluation request is nested more than ${MAX_EVALUATION_DEPTH} levels deep at action.inputs.a${'[0]'.repeat(MAX_EVALUATION_DEPTH - 3)}.`,
+      `The request body is nested more than ${MAX_BODY_DEPTH} levels deep at action.inputs.a${'[0]'.repeat(MAX_BODY_DEPTH - 3)}.`,
     ],
     [
       '10,000 levels in action.data',
       `{"action": {"action": "CLUSTER_SCALE_OUT", "data": ${nested(10_000, '1')}}}`,
-      `The evaluation request is nested more than ${MAX_EVALUATION_DEPTH} levels deep at action.data${'.a'.repeat(MAX_EVALUATION_DEPTH - 2)}.`,
+      `The request body is nested more than ${MAX_BODY_DEPTH} levels deep at action.data${'.a'.repeat(MAX_BODY_DEPTH - 2)}.`,
     ],
     [
       `more than ${MAX_EVALUATION_VALUES} values`,
@@ -64,8 +65,8 @@ describe('POST /v1/evaluations checks its body (issue 18)', () => {
     expect({ status: res.status, message: res.body?.error?.message }).toEqual({ status: 400, message });
   });
 
-  it(`a snapshot ${MAX_EVALUATION_DEPTH} levels deep is evaluated`, async () => {
-    const input = { ...example.input, action: { action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 }, data: JSON.parse(nested(MAX_EVALUATION_DEPTH - 2, '1')) } };
+  it(`a snapshot ${MAX_BODY_DEPTH} levels deep is evaluated`, async () => {
+    const input = { ...example.input, action: { action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 }, data: JSON.parse(nested(MAX_BODY_DEPTH - 2, '1')) } };
     const res = await send(JSON.stringify(input));
     expect(res.status).toBe(200);
   });

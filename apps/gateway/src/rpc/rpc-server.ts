@@ -16,7 +16,7 @@ import { authenticate } from '../core/api.guard';
 import { authorize, authorizer } from '../core/policy.guard';
 import { SERVICE_TYPE, negotiateApiVersion, type ApiVersion } from '../core/api-version';
 import { senlinErrorBody } from '../core/error-body';
-import { checkBodyText, checkQueryParams } from '../core/request-input';
+import { MAX_BODY_BYTES, checkBodyText, checkQueryParams } from '../core/request-input';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
 import { describeError } from '../core/senlin-exception.filter';
@@ -191,6 +191,10 @@ export class RpcServer implements OnModuleInit {
   }
 
   private parseRequest(message: IncomingMessage): RpcRequestMessage {
+    if (message.raw.length > MAX_BODY_BYTES) {
+      // as REST refuses a body over the limit, so that no request is taken over RPC that REST refuses
+      throw new RpcRequestError(413, `Request size (${message.raw.length} bytes) exceeds the maximum allowed size (${MAX_BODY_BYTES} bytes).`, 'RequestLimitExceeded');
+    }
     if (message.parseError) {
       throw new RpcRequestError(400, `Malformed request body: ${message.parseError}`, 'HTTPBadRequest');
     }

@@ -35,6 +35,8 @@ export class ServerCreateDto {
   @Min(0)
   index: number;
 
+  // an object, not a list: ValidateNested alone takes `[]` (found by the fuzz suite)
+  @IsObject()
   @ValidateNested()
   @Type(() => PlacementDto)
   placement: PlacementDto;
@@ -144,22 +146,27 @@ export class WorkOrderMessage extends MessageEnvelope {
   @IsIn(['create', 'delete', 'mixed', 'cloud', 'ops'])
   kind: 'create' | 'delete' | 'mixed' | 'cloud' | 'ops';
 
+  // each list holds objects: ValidateNested alone takes `[[]]` (found by the fuzz suite)
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => ServerGroupCreateDto)
   create_groups: ServerGroupCreateDto[] = [];
 
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => ServerCreateDto)
   create_servers: ServerCreateDto[] = [];
 
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => ServerDeleteDto)
   delete_servers: ServerDeleteDto[] = [];
 
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => ServerGroupDeleteDto)
   delete_groups: ServerGroupDeleteDto[] = [];
@@ -167,6 +174,7 @@ export class WorkOrderMessage extends MessageEnvelope {
   /** operations on existing servers (absent in orders of engines before node operations) */
   @IsOptional()
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => ServerOpDto)
   server_ops?: ServerOpDto[];

@@ -38,7 +38,9 @@ export class WorkResultMessage extends MessageEnvelope {
   @IsString()
   reason: string;
 
+  // objects only: ValidateNested alone takes `[[]]` (found by the fuzz suite)
   @IsArray()
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => NodeOutcomeDto)
   nodes: NodeOutcomeDto[];

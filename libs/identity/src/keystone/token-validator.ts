@@ -24,6 +24,15 @@ interface CacheEntry {
   until: number;
 }
 
+/**
+ * What a Keystone token can look like (Fernet and JWS tokens are base64url, UUID tokens hex):
+ * printable ASCII, without spaces, and far shorter than 8 KiB. Anything else is no token, answered
+ * without asking Keystone: over RPC a token is any JSON string, and one that cannot be an HTTP header
+ * value made the request to Keystone fail, which was answered 503 "try again later" instead of 401
+ * (found by the fuzz suite).
+ */
+const KEYSTONE_TOKEN = /^[\x21-\x7e]{1,8192}$/;
+
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
@@ -46,7 +55,7 @@ export class KeystoneTokenValidator implements TokenValidator {
   ) {}
 
   async validate(token: string): Promise<AuthContext | null> {
-    if (typeof token !== 'string' || token.trim() === '') return null;
+    if (typeof token !== 'string' || !KEYSTONE_TOKEN.test(token)) return null;
     const now = this.runtime.now();
     const hit = this.cache.get(token);
     if (hit) {
