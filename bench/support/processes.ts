@@ -163,7 +163,9 @@ export class ServiceProcess {
     this.startedAt = Date.now();
     this.child = spawn(process.execPath, this.args, {
       cwd: this.root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.env },
+      // several engines and workers share this machine (and its real cloud's Placement on 8778): each
+      // serves /healthz, /readyz and /metrics on a free port unless the test names one
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TRELLIS_OPS_PORT: '0', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (d: Buffer) => {

@@ -76,7 +76,7 @@ describe('queue fuzz (RabbitMQ + PostgreSQL)', () => {
   let cases = 0;
 
   beforeAll(async () => {
-    t = await startTestTrellis({ stack: 'rabbitmq+postgres', env: { SIMULATOR_BUILD_DELAY_MS: '20', TRELLIS_RESUME_INTERVAL_SECONDS: '3600' } });
+    t = await startTestTrellis({ stack: 'rabbitmq+postgres', env: { SIMULATOR_BUILD_DELAY_MS: '20', TRELLIS_RESUME_INTERVAL_SECONDS: '3600', TRELLIS_REQUESTS_PER_SECOND: '0' } });
     connection = await amqp.connect(t.trellis.config.amqp.url!);
     channel = await connection.createConfirmChannel();
     for (const queue of ConsumerQueues) {

@@ -71,7 +71,9 @@ export class ServiceProcess {
   start(): this {
     this.child = spawn(process.execPath, [join(ROOT, 'dist', this.entry)], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.env },
+      // several engines and workers share this machine (and its real cloud's Placement on 8778): each
+      // serves /healthz, /readyz and /metrics on a free port unless the test names one
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TRELLIS_OPS_PORT: '0', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (d: Buffer) => {

@@ -51,8 +51,8 @@ export interface TrellisConfig {
   http: { host: string; port: number; publicUrl: string | null };
   /**
    * /healthz, /readyz and /metrics (README "Operating Trellis"). `port`: TRELLIS_OPS_PORT, null when
-   * unset: the gateway then serves them on its API port, the policy-engine on 8778, the nova-worker
-   * on 8779. `metrics`: TRELLIS_METRICS, false serves no /metrics anywhere.
+   * unset: the gateway then serves them on its API port, the policy-engine on 8791, the nova-worker
+   * on 8792. `metrics`: TRELLIS_METRICS, false serves no /metrics anywhere.
    */
   ops: { host: string; port: number | null; metrics: boolean };
   database: { url: string | null; dataDir: string; poolSize: number; logging: boolean };
@@ -278,7 +278,8 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
 }
 
 /** Where a service without an API port of its own serves /healthz, /readyz and /metrics by default. */
-export const DEFAULT_OPS_PORTS = { 'policy-engine': 8778, 'nova-worker': 8779 } as const;
+/** not 8778: OpenStack Placement's port, often on the same controller */
+export const DEFAULT_OPS_PORTS = { 'policy-engine': 8791, 'nova-worker': 8792 } as const;
 
 /** true when no real cloud is configured and the built-in simulator stands in for Nova. */
 export const usesSimulator = (c: TrellisConfig) => c.openstack.authUrl === null && c.openstack.cloud === null;
