@@ -364,7 +364,7 @@ export class NovaHttpClient implements NovaPort {
       } catch (e) {
         if (!(e instanceof NovaError) || !e.ambiguous || recover === null || attempt >= retry.attempts) throw e;
         runtime.logger.warn?.(`${e.message}; looking for what the create may have made before try ${attempt + 1}/${retry.attempts}`);
-        await runtime.sleep(backoffDelay(attempt - 1, retry, runtime.random));
+        await runtime.sleep(Math.max(backoffDelay(attempt - 1, retry, runtime.random), retry.ambiguousSettleMs ?? 0));
         const found = await recover();
         if (found) return found;
       }

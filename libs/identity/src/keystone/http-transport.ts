@@ -14,6 +14,12 @@ export interface RetryOptions {
   conflictAttempts: number;
   /** a Retry-After longer than this is not waited for: the call fails and the caller decides */
   maxRetryAfterMs: number;
+  /**
+   * After a create whose outcome is unknown (it timed out), how long at least to wait before looking
+   * for what it made: the request may still be in Nova's hands and land a moment after the client gave
+   * up; a look right away finds nothing and boots a second server (the fault suite saw it).
+   */
+  ambiguousSettleMs?: number;
 }
 
 export const DEFAULT_RETRY: RetryOptions = {
@@ -22,6 +28,7 @@ export const DEFAULT_RETRY: RetryOptions = {
   maxDelayMs: 5000,
   conflictAttempts: 5,
   maxRetryAfterMs: 60_000,
+  ambiguousSettleMs: 5_000,
 };
 
 export interface NovaLogger {
