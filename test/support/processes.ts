@@ -72,8 +72,9 @@ export class ServiceProcess {
     this.child = spawn(process.execPath, [join(ROOT, 'dist', this.entry)], {
       cwd: ROOT,
       // several engines and workers share this machine (and its real cloud's Placement on 8778): each
-      // serves /healthz, /readyz and /metrics on a free port unless the test names one
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TRELLIS_OPS_PORT: '0', ...this.env },
+      // serves /healthz, /readyz and /metrics on a free port unless the test names one (the gateway
+      // serves them on its API port)
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...(/policy-engine|nova-worker/.test(this.entry) ? { TRELLIS_OPS_PORT: '0' } : {}), ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (d: Buffer) => {
