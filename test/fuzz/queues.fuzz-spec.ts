@@ -74,11 +74,15 @@ describe('queue fuzz (RabbitMQ + PostgreSQL)', () => {
   const deadLetters = new Mailbox();
   const replies = new Mailbox();
   let cases = 0;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
   beforeAll(async () => {
+    process.on('unhandledRejection', onUnhandled);
     t = await startTestTrellis({ stack: 'rabbitmq+postgres', env: { SIMULATOR_BUILD_DELAY_MS: '20', TRELLIS_RESUME_INTERVAL_SECONDS: '3600', TRELLIS_REQUESTS_PER_SECOND: '0' } });
     connection = await amqp.connect(t.trellis.config.amqp.url!);
     channel = await connection.createConfirmChannel();
+    channel.on('error', (e: Error) => (channelClosed = new Error(`the broker closed the publishing channel: ${e.message}`)));
     for (const queue of ConsumerQueues) {
       await channel.consume(deadLetterQueueOf(queue.name), (msg) => {
         if (!msg) return;
@@ -96,13 +100,32 @@ describe('queue fuzz (RabbitMQ + PostgreSQL)', () => {
     fixtures = await RestFixtures.create(t.trellis);
   }, 180_000);
   afterAll(async () => {
+    process.off('unhandledRejection', onUnhandled);
     await connection?.close().catch(() => undefined);
     await t?.close();
   });
 
+  /**
+   * Publishes and waits for the broker's confirm. A message the broker refuses closes the channel,
+   * and amqplib then never settles waitForConfirms: the broker's reason fails the case instead.
+   */
+  let channelClosed: Error | null = null;
   const publish = async (queue: string, content: Buffer, properties: amqp.Options.Publish) => {
+    if (channelClosed) throw channelClosed;
     channel.sendToQueue(queue, content, properties);
-    await channel.waitForConfirms();
+    let onClose = () => undefined as void;
+    let timer: NodeJS.Timeout | undefined;
+    const failed = new Promise<never>((_, reject) => {
+      onClose = () => reject(channelClosed ?? new Error('the publishing channel closed'));
+      channel.once('close', onClose);
+      timer = setTimeout(() => reject(new Error(`the broker did not confirm within ${WITHIN_MS} ms`)), WITHIN_MS);
+    });
+    try {
+      await Promise.race([channel.waitForConfirms(), failed]);
+    } finally {
+      channel.off('close', onClose);
+      clearTimeout(timer);
+    }
   };
 
   const consumersOf = async (queue: string) => (await channel.checkQueue(queue)).consumerCount;
@@ -183,5 +206,6 @@ describe('queue fuzz (RabbitMQ + PostgreSQL)', () => {
     await createProfileAndCluster(api, 'fz-after');
     expect((await act(api, 'fz-after', { scale_out: { count: 2 } })).status).toBe('SUCCEEDED');
     expect(deadLetters.untagged.map((d) => d.headers)).toEqual([]);
+    expect(unhandled).toEqual([]);
   }, 120_000);
 });
