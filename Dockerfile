@@ -19,6 +19,10 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
+# writable by the service user: the embedded default's data directory (./data: PGlite and the
+# simulator's state) and the stand-alone simulator's state volume (docker-compose.yml)
+RUN mkdir -p /app/data /home/node/simulator && chown node:node /app/data /home/node/simulator
 USER node
-# default: the embedded all-in-one; compose overrides the command per service
-CMD ["node", "dist/cli/trellis.js", "start"]
+# default: the embedded all-in-one, with package.json's start flags (BENCHMARKS.md, footprint: they
+# keep PGlite's WebAssembly code and the V8 heaps small); compose overrides the command per service
+CMD ["node", "--liftoff-only", "--optimize-for-size", "--max-semi-space-size=2", "--v8-pool-size=1", "dist/cli/trellis.js", "start"]

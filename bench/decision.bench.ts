@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
-import { EvaluationInput, EvaluationOutput, PolicyRegistry, evaluate } from '@trellis/policies';
+import { EvaluationInput, EvaluationOutput, PolicyRegistry, evaluate, summariseNodes, timestampMillis, victimListing } from '@trellis/policies';
+import { SenlinFigure, SenlinRun, SenlinScenario, runSenlin } from './decision/senlin';
 import { BenchTable, Cell, TargetCheck, defineBenchmark } from './harness/benchmark';
 import { Progress } from './harness/progress';
 import { sample } from './harness/sampler';
@@ -11,6 +12,7 @@ import {
   OPERATION_LABELS,
   OperationKind,
   Scenario,
+  ZONES,
   buildSnapshot,
   isScaleOut,
   operationCount,
@@ -67,8 +69,43 @@ interface ScenarioResult {
   scenario: Scenario;
   count: number;
   digest: string;
+  /** evaluate() on the summarised snapshot the engine loads (counts per zone, candidates listed) */
   evaluate: Summary;
+  /** evaluate() on the same snapshot with every node listed (the input before issue 15) */
+  whole: Summary;
+  /** nodes listed in the summarised snapshot, and how deep per zone: one depth, or each zone's (the zone plan's share) */
+  listed: number;
+  depth: number | Record<string, number>;
+  /** the zone plan of the decision (creation.zones or deletion.zones), to compare with Senlin's */
+  zonePlan: Record<string, number> | null;
   breakdown: Breakdown | null;
+}
+
+/** Issue 15: the full chain at least this many times faster than Senlin's zone placement pre_op, median and p99. */
+const SENLIN_RATIO = 3;
+
+const senlinKey = (nodes: number, op: OperationKind) => `${nodes}:${op}`;
+
+/**
+ * The snapshot as the engine's loader summarises it (libs/decisions load-snapshot.ts): counts per
+ * zone, and only the nodes a victim selection may need, as deep per zone as the action can ask for
+ * (each zone its own share, when a zone placement plan bounds it).
+ */
+function summarisedSnapshot(full: EvaluationInput): { input: EvaluationInput; depth: number | Record<string, number> } {
+  const cluster = full.cluster!;
+  const nodes = cluster.nodes ?? [];
+  const listing = victimListing(
+    { action: full.action!.action!, inputs: full.action!.inputs ?? {} },
+    full.policies ?? [],
+    { min_size: cluster.min_size ?? 0, max_size: cluster.max_size ?? -1, desired_capacity: cluster.desired_capacity ?? nodes.length },
+    nodes.length,
+    { zones: summariseNodes(nodes, { listed: 0, orders: [] }, timestampMillis).summary.zones, cloud: full.cloud },
+  );
+  // a random pick needs every node: the loader then lists them all, without a summary
+  if (!listing) return { input: full, depth: nodes.length };
+  const summarised = summariseNodes(nodes, listing, timestampMillis);
+  const depth = listing.zones ? { ...Object.fromEntries(listing.zones), '(no zone)': listing.listed } : listing.listed;
+  return { input: { ...full, cluster: { ...cluster, nodes: summarised.nodes, summary: summarised.summary } }, depth };
 }
 
 const scenarioLabel = (s: Scenario) => `${s.nodes.toLocaleString('en-US')} nodes, ${CHAIN_LABELS[s.chain]}, ${OPERATION_LABELS[s.op]}`;
@@ -78,7 +115,7 @@ const scenarioLabel = (s: Scenario) => `${s.nodes.toLocaleString('en-US')} nodes
  * expected number of creates or deletes), and that it replays identically on a second fresh copy.
  * Returns a digest of the output, so a change to the library that alters a decision shows up.
  */
-function checkDecision(s: Scenario, fresh: () => EvaluationInput, options: Parameters<typeof evaluate>[1]): string {
+function checkDecision(s: Scenario, fresh: () => EvaluationInput, options: Parameters<typeof evaluate>[1], summarised: () => EvaluationInput): { digest: string; zonePlan: Record<string, number> | null } {
   const digestOf = (out: EvaluationOutput) => createHash('sha256').update(JSON.stringify(out)).digest('hex');
   const out = evaluate(fresh(), options);
   const expected = operationCount(s);
@@ -88,7 +125,10 @@ function checkDecision(s: Scenario, fresh: () => EvaluationInput, options: Param
   }
   const digest = digestOf(out);
   if (digestOf(evaluate(fresh(), options)) !== digest) throw new Error(`${scenarioLabel(s)}: the same snapshot gave two different decisions`);
-  return digest;
+  // the summarised snapshot must give the very same decision (it throws if it lists too few nodes)
+  if (digestOf(evaluate(summarised(), options)) !== digest) throw new Error(`${scenarioLabel(s)}: the summarised snapshot gave another decision than the whole node list`);
+  const planned = (isScaleOut(s.op) ? out.data.creation : out.data.deletion) as { zones?: Record<string, number> } | undefined;
+  return { digest, zonePlan: planned?.zones ?? null };
 }
 
 function times<T>(progress: Progress, iterations: { samples: number; warmup: number }, prepare: () => T, run: (input: T) => unknown): Summary {
@@ -154,6 +194,8 @@ function tables(results: ScenarioResult[], sizes: number[], chains: ChainKind[],
       { key: 'median', label: 'median', align: 'right' },
       { key: 'p99', label: 'p99', align: 'right' },
       { key: 'rate', label: 'decisions/s', align: 'right' },
+      { key: 'listed', label: 'nodes listed' },
+      { key: 'whole', label: 'whole list median / p99', align: 'right' },
       { key: 'samples', label: 'samples' },
     ],
     rows: results.map((r) => ({
@@ -164,9 +206,14 @@ function tables(results: ScenarioResult[], sizes: number[], chains: ChainKind[],
       median: formatNs(r.evaluate.median),
       p99: formatNs(r.evaluate.p99),
       rate: formatRate(r.evaluate.per_second),
+      listed: r.listed,
+      whole: `${formatNs(r.whole.median)} / ${formatNs(r.whole.p99)}`,
       samples: r.evaluate.samples,
     })),
-    footnotes: ['decisions/s = 1 / mean time, one core, back to back'],
+    footnotes: [
+      'decisions/s = 1 / mean time, one core, back to back',
+      'the summarised snapshot the engine loads: counts per zone, and listed only the nodes a victim selection may need; "whole list": the same decision with every node listed (same output, checked)',
+    ],
   };
 
   const steps = sizes.slice(1).map((to, i) => ({ from: sizes[i], to }));
@@ -223,7 +270,7 @@ function tables(results: ScenarioResult[], sizes: number[], chains: ChainKind[],
       return row;
     }),
     footnotes: [
-      'spec resolution: building the policies from their specs (schema resolution), as evaluate() does for every decision',
+      'spec resolution: the policies evaluate() runs, from their specs: a built-in policy seen before under the same id, name and spec (compared, as every snapshot is parsed fresh) comes from the registry\'s cache, else it is resolved',
       'deletion pre_op includes victim selection; without a deletion policy the engine plan selects the victims',
       'chain bookkeeping = chain median − Σ hook medians (trace, changed keys, ordering); rest = evaluate() − spec resolution − chain − plan',
       'medians of pieces timed apart do not add up exactly: a small negative derived value is noise',
@@ -245,6 +292,57 @@ function targets(results: ScenarioResult[]): TargetCheck[] {
     }
   }
   return checks;
+}
+
+function senlinTargets(results: ScenarioResult[], senlin: SenlinRun): TargetCheck[] {
+  if (!senlin.ok) return [];
+  return results
+    .filter((r) => r.scenario.chain === 'full')
+    .map((r) => {
+      const f = senlin.figures.get(senlinKey(r.scenario.nodes, r.scenario.op)) as SenlinFigure;
+      const med = f.median_ns / r.evaluate.median;
+      const p99 = f.p99_ns / r.evaluate.p99;
+      return {
+        what: `full chain vs Senlin's zone placement pre_op, ${r.scenario.nodes.toLocaleString('en-US')} nodes, ${OPERATION_LABELS[r.scenario.op]} (median, p99)`,
+        target: `≥ ×${SENLIN_RATIO} both`,
+        measured: `×${med.toFixed(1)}, ×${p99.toFixed(1)}`,
+        met: med >= SENLIN_RATIO && p99 >= SENLIN_RATIO,
+      };
+    });
+}
+
+function senlinTable(results: ScenarioResult[], senlin: SenlinRun): BenchTable[] {
+  if (!senlin.ok) return [];
+  return [
+    {
+      title: "Trellis's decision vs Senlin's zone placement pre_op on the same snapshots, same run",
+      columns: [
+        { key: 'nodes', label: 'nodes' },
+        { key: 'chain', label: 'Trellis policies', align: 'left' },
+        { key: 'op', label: 'operation', align: 'left' },
+        { key: 'senlin', label: 'Senlin median / p99', align: 'right' },
+        { key: 'trellis', label: 'Trellis median / p99', align: 'right' },
+        { key: 'ratio', label: 'Senlin ÷ Trellis (median, p99)', align: 'right' },
+        { key: 'plan', label: 'same zone plan', align: 'left' },
+      ],
+      rows: results.map((r) => {
+        const f = senlin.figures.get(senlinKey(r.scenario.nodes, r.scenario.op)) as SenlinFigure;
+        return {
+          nodes: r.scenario.nodes,
+          chain: CHAIN_LABELS[r.scenario.chain],
+          op: OPERATION_LABELS[r.scenario.op],
+          senlin: `${formatNs(f.median_ns)} / ${formatNs(f.p99_ns)}`,
+          trellis: `${formatNs(r.evaluate.median)} / ${formatNs(r.evaluate.p99)}`,
+          ratio: `×${(f.median_ns / r.evaluate.median).toFixed(1)}, ×${(f.p99_ns / r.evaluate.p99).toFixed(1)}`,
+          plan: JSON.stringify(r.zonePlan) === JSON.stringify(f.plan) ? 'yes' : `no: ${JSON.stringify(r.zonePlan)} vs ${JSON.stringify(f.plan)}`,
+        };
+      }),
+      footnotes: [
+        "Senlin: ZonePlacementPolicy.pre_op alone (python3-senlin 14), database and Nova faked out, as ../shared/bench/senlin-zone-preop.py; Trellis: evaluate() of the whole chain, plan and victims included",
+        'a ratio of ×3 or more at every size, median and p99, is the issue-15 target for the full chain',
+      ],
+    },
+  ];
 }
 
 const PARAMS = ['sizes', 'chains', 'operations', 'breakdown'];
@@ -296,21 +394,57 @@ export const benchmark = defineBenchmark({
       for (const c of chains) {
         for (const op of operations) {
           const s: Scenario = { nodes, chain: c, op };
-          // The stored snapshot: every call parses its own copy, so no object is ever seen twice.
-          const text = JSON.stringify(buildSnapshot(s));
-          const fresh = () => JSON.parse(text) as EvaluationInput;
-          const digest = checkDecision(s, fresh, options);
+          // The stored snapshots: every call parses its own copy, so no object is ever seen twice.
+          const full = buildSnapshot(s);
+          const text = JSON.stringify(full);
+          const whole = () => JSON.parse(text) as EvaluationInput;
+          const summarised = summarisedSnapshot(full);
+          const summaryText = JSON.stringify(summarised.input);
+          const fresh = () => JSON.parse(summaryText) as EvaluationInput;
+          const { digest, zonePlan } = checkDecision(s, whole, options, fresh);
           checkPieces(registry, fresh, options, s);
-          const steps = it.samples + it.warmup + (withBreakdown ? 6 * (it.breakdown + Math.ceil(it.breakdown / 5)) : 0);
+          const steps = 2 * (it.samples + it.warmup) + (withBreakdown ? 6 * (it.breakdown + Math.ceil(it.breakdown / 5)) : 0);
           ctx.progress.start(scenarioLabel(s), steps);
           const evaluated = times(ctx.progress, it, fresh, (input) => evaluate(input, options));
+          const wholeList = times(ctx.progress, it, whole, (input) => evaluate(input, options));
           const parts = withBreakdown ? breakdown(registry, fresh, evaluated.median, ctx.progress, it) : null;
-          ctx.progress.end(`median ${formatNs(evaluated.median)}, p99 ${formatNs(evaluated.p99)}`);
-          results.push({ scenario: s, count: operationCount(s), digest, evaluate: evaluated, breakdown: parts });
+          ctx.progress.end(`median ${formatNs(evaluated.median)}, p99 ${formatNs(evaluated.p99)} (whole list ${formatNs(wholeList.median)})`);
+          results.push({
+            scenario: s,
+            count: operationCount(s),
+            digest,
+            evaluate: evaluated,
+            whole: wholeList,
+            listed: summarised.input.cluster!.nodes!.length,
+            depth: summarised.depth,
+            zonePlan,
+            breakdown: parts,
+          });
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
     }
+
+    // Senlin's zone placement pre_op on the same snapshots (the nodes do not depend on the chain)
+    const senlinScenarios: SenlinScenario[] = [];
+    for (const nodes of sizes) {
+      for (const op of operations) {
+        const s: Scenario = { nodes, chain: 'zone', op };
+        const snap = buildSnapshot(s);
+        senlinScenarios.push({
+          key: senlinKey(nodes, op),
+          zones: ZONES,
+          node_zones: (snap.cluster?.nodes ?? []).map((n) => String(n.data?.placement?.zone)),
+          action: isScaleOut(op) ? 'CLUSTER_SCALE_OUT' : 'CLUSTER_SCALE_IN',
+          count: operationCount(s),
+          samples: plans[nodes].samples,
+          warmup: plans[nodes].warmup,
+        });
+      }
+    }
+    ctx.progress.start("Senlin's zone placement pre_op (python3-senlin) on the same snapshots", 1);
+    const senlin = runSenlin(ctx.root, senlinScenarios, sizes);
+    ctx.progress.end(senlin.ok ? `done (${senlin.python})` : `skipped: ${senlin.why}`);
 
     const figures = results.map((r) => ({
       nodes: r.scenario.nodes,
@@ -319,6 +453,10 @@ export const benchmark = defineBenchmark({
       nodes_changed: r.count,
       decision_digest: r.digest,
       evaluate_us: inMicroseconds(r.evaluate),
+      whole_node_list_us: inMicroseconds(r.whole),
+      nodes_listed: r.listed,
+      listed_per_zone: r.depth,
+      zone_plan: r.zonePlan,
       breakdown_median_us: r.breakdown && {
         spec_resolution: us(r.breakdown.policies),
         hooks: Object.fromEntries(Object.entries(r.breakdown.hooks).map(([k, v]) => [k, us(v)])),
@@ -342,7 +480,15 @@ export const benchmark = defineBenchmark({
         };
       });
 
-    const checks = targets(results);
+    const checks = [...targets(results), ...senlinTargets(results, senlin)];
+    const senlinFigures = senlin.ok
+      ? {
+          python: senlin.python,
+          method: 'bench/senlin/zone_preop_snapshots.py: ZonePlacementPolicy.pre_op with Cluster.load and Nova mocked, time.perf_counter per call, same nodes, zones, weights and counts',
+          scenarios: [...senlin.figures.values()].map((f) => ({ key: f.key, median_us: us(f.median_ns), p99_us: us(f.p99_ns), samples: f.samples, plan: f.plan })),
+          shared_script_output: senlin.anchor,
+        }
+      : { skipped: senlin.why };
     return {
       parameters: {
         sizes,
@@ -357,10 +503,12 @@ export const benchmark = defineBenchmark({
         zones: 'az1 weight 100, az2 weight 100, az3 weight 50; every node ACTIVE',
         deletion_criteria: 'OLDEST_FIRST (full chain); youngest first per zone (zone placement alone: the engine plan picks)',
       },
-      figures: { scenarios: figures, growth },
-      tables: tables(results, sizes, chains, operations),
+      figures: { scenarios: figures, growth, senlin: senlinFigures },
+      tables: [...tables(results, sizes, chains, operations), ...senlinTable(results, senlin)],
+      skipped: senlin.ok ? [] : [{ what: "Senlin's zone placement pre_op, and the ratios", why: senlin.why }],
       targets: checks,
       notes: [
+        ...(senlin.ok ? [`Senlin's own script, as it stands (its 4-zone cluster): ${senlin.anchor.join(' | ')}`] : []),
         "loading the decision's input from PostgreSQL is timed by the snapshot-load benchmark (npm run bench -- --only snapshot-load)",
         ...(ctx.quick ? ['quick smoke: 10 and 100 nodes with few samples; the targets are at 1,000 and 10,000 nodes and are not checked'] : []),
       ],

@@ -7,25 +7,15 @@ import { BenchContext, BenchResult, BenchTable, TargetCheck, defineBenchmark } f
 import { FinishedListener } from './support/clients';
 import { intParams } from './support/params';
 import { Memory, ServiceProcess, answers, freePort, mb, sleep, waitFor } from './support/processes';
+import { EmbeddedDemoResult, runEmbeddedDemo, startScriptNodeFlags } from './support/embedded';
 import { seedClusters } from './support/seed';
-import { Api, PROFILE_SPEC, SERVICES, demoToken, startStack, type ServiceName, type Stack } from './support/stack';
+import { Api, PROFILE_SPEC, SERVICES, demoToken, deployedHeapLimits, startStack, type ServiceName, type Stack } from './support/stack';
 
 /**
  * Issue 7: resident memory of each service idle and after a load of 1,000 clusters of 100 nodes
  * (rows inserted straight into PostgreSQL, then one scale-out decision per cluster), and how long
  * each service and the embedded default take to start.
  */
-
-/**
- * The V8 heap limits the services are deployed with: docker-compose.yml's NODE_OPTIONS, read from the
- * file so the benchmark measures what is deployed. Zero when it sets none.
- */
-function deployedHeapLimits(root: string): { semi_space_mb: number; old_space_mb: number } {
-  const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
-  const options = /^\s*NODE_OPTIONS:\s*(.+)$/m.exec(compose)?.[1] ?? '';
-  const flag = (name: string) => Number(new RegExp(`--${name}=(\\d+)`).exec(options)?.[1] ?? 0);
-  return { semi_space_mb: flag('max-semi-space-size'), old_space_mb: flag('max-old-space-size') };
-}
 
 /** semi_space_mb / old_space_mb: V8 heap limits for the three Trellis services (default: as deployed; 0 = Node's defaults) */
 const FULL = { clusters: 1000, nodes: 100, concurrency: 50 };
@@ -53,46 +43,40 @@ async function restart(stack: Stack, name: ServiceName): Promise<number> {
   return Date.now() - s.startedAt;
 }
 
-interface EmbeddedStart {
-  pglite: 'cold' | 'warm';
-  ms: number;
-  rss_idle_bytes: number | null;
+type Params = ReturnType<typeof params>;
+
+function params(ctx: BenchContext) {
+  return intParams(
+    'footprint',
+    ctx.params,
+    { ...(ctx.quick ? QUICK : FULL), ...deployedHeapLimits(ctx.root), services: 1, embedded: 1, embedded_actions: ctx.quick ? 10 : 50, start_flags: 1 },
+    {
+      nodes: { min: 0, max: 10_000 },
+      semi_space_mb: { min: 0, max: 1024 },
+      old_space_mb: { min: 0, max: 65_536 },
+      services: { min: 0, max: 1 },
+      embedded: { min: 0, max: 1 },
+      embedded_actions: { min: 3, max: 10_000 },
+      start_flags: { min: 0, max: 1 },
+    },
+  );
 }
 
-/** `node dist/cli/trellis.js start` until the REST API answers; cold = empty data directory. */
-async function embeddedStarts(root: string): Promise<EmbeddedStart[]> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trellis-bench-embedded-'));
-  const out: EmbeddedStart[] = [];
-  try {
-    for (const pglite of ['cold', 'warm'] as const) {
-      const port = await freePort();
-      const p = new ServiceProcess('trellis start', root, [path.join(root, 'dist', 'cli', 'trellis.js'), 'start'], {
-        TRELLIS_DATA_DIR: dataDir,
-        TRELLIS_PORT: String(port),
-        SIMULATOR_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      }).start();
-      try {
-        await waitFor('trellis start', () => answers(`http://127.0.0.1:${port}/`), { timeoutMs: 120_000, everyMs: 20, alive: () => p.assertRunning() });
-        const ms = Date.now() - p.startedAt;
-        await sleep(1000);
-        out.push({ pglite, ms, rss_idle_bytes: p.memory()?.rss_bytes ?? null });
-      } finally {
-        await p.stop();
-      }
-    }
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-  return out;
-}
-
+/** services=0: the embedded part only; embedded=0: the separate services only */
 async function run(ctx: BenchContext): Promise<BenchResult> {
-  const p = intParams('footprint', ctx.params, { ...(ctx.quick ? QUICK : FULL), ...deployedHeapLimits(ctx.root) }, {
-    nodes: { min: 0, max: 10_000 },
-    semi_space_mb: { min: 0, max: 1024 },
-    old_space_mb: { min: 0, max: 65_536 },
-  });
+  const p = params(ctx);
+  if (!p.services && !p.embedded) throw new Error('footprint: services=0 and embedded=0 leave nothing to run');
+  const parts = [p.services ? await servicesPart(ctx, p) : null, p.embedded ? await embeddedPart(ctx, p) : null].filter((x) => x !== null);
+  return {
+    parameters: Object.assign({ ...p }, ...parts.map((x) => x.parameters)),
+    figures: Object.assign({}, ...parts.map((x) => x.figures)),
+    tables: parts.flatMap((x) => x.tables),
+    targets: parts.flatMap((x) => x.targets ?? []),
+    notes: parts.flatMap((x) => x.notes ?? []),
+  };
+}
+
+async function servicesPart(ctx: BenchContext, p: Params): Promise<BenchResult> {
   const v8Flags = [p.semi_space_mb ? `--max-semi-space-size=${p.semi_space_mb}` : '', p.old_space_mb ? `--max-old-space-size=${p.old_space_mb}` : '']
     .filter(Boolean)
     .join(' ');
@@ -179,9 +163,6 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     await sleep(1000);
     const loaded = memories(stack);
 
-    ctx.progress.start('embedded default: trellis start, PGlite cold then warm', 2);
-    const embedded = await embeddedStarts(ctx.root);
-    ctx.progress.end(embedded.map((e) => `${e.pglite} ${(e.ms / 1000).toFixed(1)} s`).join(', '));
     const loadAfter = loadavg();
 
     const memRow = (name: ServiceName) => ({
@@ -205,20 +186,11 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         ],
         rows: SERVICES.map(memRow),
         footnotes: [
+          `load average ${loadBefore.join(' ')} → ${loadAfter.join(' ')}`,
           'start: spawn until ready (HTTP answers; the engine and worker consume their queues). The gateway started first on the empty database, so its first start includes the migrations.',
           'restart: the service stopped and started again on the migrated database (not run with --quick).',
           `load: ${clusterIds.length} scale-outs in ${loadSeconds.toFixed(1)} s, ${failed} failed; MB = 2^20 bytes`,
         ],
-      },
-      {
-        title: 'Embedded default: node dist/cli/trellis.js start (PGlite, in-memory bus, simulator) until HTTP answers',
-        columns: [
-          { key: 'pglite', label: 'PGlite' },
-          { key: 'seconds', label: 'start (s)' },
-          { key: 'rss', label: 'RSS idle (MB)' },
-        ],
-        rows: embedded.map((e) => ({ pglite: e.pglite === 'cold' ? 'cold (empty data dir)' : 'warm (existing data dir)', seconds: Math.round(e.ms / 100) / 10, rss: e.rss_idle_bytes === null ? null : mb(e.rss_idle_bytes) })),
-        footnotes: [`load average ${loadBefore.join(' ')} → ${loadAfter.join(' ')}`],
       },
     ];
     const targets: TargetCheck[] = (['gateway', 'policy-engine', 'nova-worker', 'nova-simulator'] as ServiceName[]).map((name) => {
@@ -236,7 +208,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
       notes.push(`failed actions said: ${[...reasons].join(' | ')}`);
     }
     return {
-      parameters: { ...p, node_options: v8Flags || null, mode: 'separate processes (dist/apps/<app>/src/main.js) on PostgreSQL + RabbitMQ; embedded: dist/cli/trellis.js start', build_delay_ms: 0 },
+      parameters: { ...p, node_options: v8Flags || null, mode: 'separate processes (dist/apps/<app>/src/main.js) on PostgreSQL + RabbitMQ', build_delay_ms: 0 },
       figures: {
         first_start_ms: firstStart,
         restart_ms: restartMs,
@@ -245,7 +217,6 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         load_seconds: loadSeconds,
         load_failed: failed,
         load_failure_reasons: [...reasons],
-        embedded,
         load_average_before: loadBefore,
         load_average_after: loadAfter,
       },
@@ -264,3 +235,87 @@ export const benchmark = defineBenchmark({
   description: 'resident memory of each service idle and under 1,000 clusters × 100 nodes; start-up of each service and of trellis start',
   run,
 });
+
+const EMBEDDED_RSS_TARGET = 200 * 2 ** 20;
+const EMBEDDED_READY_TARGET_MS = 3000;
+
+/**
+ * The embedded default as `npm start` runs it (its Node flags read from package.json): a first start
+ * on an empty data directory and a restart on the directory it left, each timed until /readyz
+ * answers 200 and then put through a demo of `embedded_actions` actions. The restart first checks
+ * the first run's cluster, which must still be ACTIVE: its servers live on in the simulator's state.
+ */
+async function embeddedPart(ctx: BenchContext, p: Params): Promise<BenchResult> {
+  // TRELLIS_BENCH_NODE_ARGS (as for the services) goes after the start script's own flags: to try others
+  // start_flags=0: without them (Node's defaults), to see what they do
+  const flags = [...(p.start_flags ? startScriptNodeFlags(ctx.root) : []), ...(process.env.TRELLIS_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trellis-bench-embedded-'));
+  const loadBefore = loadavg();
+  const runs: Array<{ start: 'first' | 'restart' } & EmbeddedDemoResult> = [];
+  try {
+    ctx.progress.start(`embedded default: first start and restart, ${p.embedded_actions} actions each`, 2);
+    const first = await runEmbeddedDemo(ctx.root, dataDir, flags, { actions: p.embedded_actions, label: 'first' });
+    runs.push({ start: 'first', ...first });
+    ctx.progress.tick();
+    const again = await runEmbeddedDemo(ctx.root, dataDir, flags, { actions: p.embedded_actions, label: 'restart', checkClusters: [first.cluster_id] });
+    runs.push({ start: 'restart', ...again });
+    ctx.progress.end(runs.map((r) => `${r.start} ${(r.ready_ms / 1000).toFixed(1)} s, ${mb(r.peak_rss_bytes)} MB`).join('; '));
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  const loadAfter = loadavg();
+  const restart = runs[1];
+  const kept = Object.values(restart.checked);
+  const targets: TargetCheck[] = runs.flatMap((r) => [
+    { what: `embedded ${r.start} start: ready`, target: '< 3 s', measured: `${(r.ready_ms / 1000).toFixed(2)} s`, met: r.ready_ms < EMBEDDED_READY_TARGET_MS },
+    {
+      what: `embedded ${r.start} start: peak resident memory (${r.actions}-action demo)`,
+      target: '< 200 MB',
+      measured: `${mb(r.peak_rss_bytes)} MB`,
+      met: r.peak_rss_bytes < EMBEDDED_RSS_TARGET,
+    },
+    { what: `embedded ${r.start} start: demo actions SUCCEEDED`, target: String(r.actions), measured: String(r.actions - r.actions_failed), met: r.actions_failed === 0 },
+  ]);
+  targets.push({
+    what: "embedded restart: the first run's cluster after a check, and its servers in the simulator",
+    target: 'ACTIVE, all servers',
+    measured: kept.join('; '),
+    met: kept.length > 0 && kept.every((s) => /^ACTIVE, (\d+) of \1 servers/.test(s)),
+  });
+  return {
+    parameters: { embedded_node_flags: flags.join(' ') || null, embedded_mode: "node <package.json start flags> dist/cli/trellis.js start, default settings (simulator build delay 500 ms)" },
+    figures: { embedded: { runs, load_average_before: loadBefore, load_average_after: loadAfter } },
+    tables: [
+      {
+        title: `Embedded default (npm start: PGlite, in-memory bus, simulator in one process), ${p.embedded_actions}-action demo after each start`,
+        columns: [
+          { key: 'start', label: 'start' },
+          { key: 'pglite', label: 'PGlite data dir' },
+          { key: 'ready', label: 'ready (s)' },
+          { key: 'cpu', label: 'CPU to ready (s)' },
+          { key: 'rss_ready', label: 'RSS at ready (MB)' },
+          { key: 'rss_after', label: 'RSS after demo (MB)' },
+          { key: 'peak', label: 'peak RSS (MB)' },
+          { key: 'demo', label: 'demo (s)' },
+        ],
+        rows: runs.map((r) => ({
+          start: r.start === 'first' ? 'first (empty data dir)' : 'restart (same data dir)',
+          pglite: r.pglite_start,
+          ready: Math.round(r.ready_ms / 10) / 100,
+          cpu: r.cpu_at_ready_s,
+          rss_ready: mb(r.rss_ready_bytes),
+          rss_after: mb(r.rss_after_demo_bytes),
+          peak: mb(r.peak_rss_bytes),
+          demo: Math.round(r.demo_seconds * 10) / 10,
+        })),
+        footnotes: [
+          `Node flags: ${flags.join(' ') || '(none)'} (package.json's start script unless start_flags=0, then TRELLIS_BENCH_NODE_ARGS)`,
+          'ready: spawn until GET /readyz answers 200 (database, bus and the simulator as cloud); CPU to ready: user + system time of all its threads by then. peak RSS: VmHWM, the most the process was ever resident, start-up included.',
+          `load average ${loadBefore.join(' ')} → ${loadAfter.join(' ')}; MB = 2^20 bytes`,
+        ],
+      },
+    ],
+    targets,
+    notes: [],
+  };
+}

@@ -156,6 +156,9 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     const cpuBefore = cpuOf(stack);
     const broker = rabbitmqPid();
     const serversBefore = { postgres: cpuSecondsOfCommands(['postgres']), rabbitmq: broker ? cpuSecondsOf(broker) : null, client: process.cpuUsage() };
+    // PostgreSQL's share for this database alone: its backends (the services' pooled connections),
+    // whatever else the server does for other users of the machine
+    const backendsBefore = new Map((await counters.backendPids(stack.db.name)).map((pid) => [pid, cpuSecondsOf(pid) ?? 0]));
     const machineCpu = new CpuMeter();
     const loadBefore = loadavg();
     ctx.progress.start(`${p.actions} scale-outs over ${p.clusters} clusters (REST and RPC)`, p.actions);
@@ -165,6 +168,10 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     const machineBusy = machineCpu.busyShare();
     const machineBusySeconds = machineCpu.busySeconds();
     const cpuAfter = cpuOf(stack);
+    const backendsAfter = await counters.backendPids(stack.db.name);
+    let backendSeconds = 0;
+    for (const pid of backendsAfter) backendSeconds += (cpuSecondsOf(pid) ?? 0) - (backendsBefore.get(pid) ?? 0);
+    const backendsGone = [...backendsBefore.keys()].filter((pid) => !backendsAfter.includes(pid)).length;
     const clientCpu = process.cpuUsage(serversBefore.client);
     const serverCpu = {
       postgres: cpuSecondsOfCommands(['postgres']) - serversBefore.postgres,
@@ -244,11 +251,17 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
       cpu_seconds_per_action_ms: Object.fromEntries(
         SERVICES.map((s) => [s, cpuAfter[s] !== null && cpuBefore[s] !== null ? round(((cpuAfter[s]! - cpuBefore[s]!) * 1000) / runs.length, 2) : null]),
       ),
+      // Trellis's own share (issue 15): gateway + policy-engine + nova-worker, the simulator left out
+      trellis_cpu_per_action_ms: trellisCpu(cpuBefore, cpuAfter, runs.length),
       machine_cpu_busy_share: machineBusy,
       // where the machine's CPU went, per action: PostgreSQL's and RabbitMQ's server processes, this
       // client, and every process of the machine together (/proc/stat)
       other_cpu_per_action_ms: {
         postgres: round((serverCpu.postgres * 1000) / runs.length, 2),
+        // only the backends serving the benchmark database (those open at the end; a backend that
+        // opened during the run counts from its start, one that closed is missing: see backends_gone)
+        postgres_benchmark_backends: round((backendSeconds * 1000) / runs.length, 2),
+        postgres_backends: { before: backendsBefore.size, after: backendsAfter.length, backends_gone: backendsGone },
         rabbitmq: Number.isNaN(serverCpu.rabbitmq) ? null : round((serverCpu.rabbitmq * 1000) / runs.length, 2),
         benchmark_client: round((serverCpu.client * 1000) / runs.length, 2),
         machine_total: machineBusySeconds === null ? null : round((machineBusySeconds * 1000) / runs.length, 2),
@@ -307,7 +320,9 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         ],
         rows: [
           ...SERVICES.map((s) => ({ service: s, cpu: figures.cpu_seconds_per_action_ms[s] })),
+          { service: 'Trellis (gateway + policy-engine + nova-worker)', cpu: figures.trellis_cpu_per_action_ms },
           { service: 'PostgreSQL (server processes)', cpu: figures.other_cpu_per_action_ms.postgres },
+          { service: 'PostgreSQL (backends of the benchmark database)', cpu: figures.other_cpu_per_action_ms.postgres_benchmark_backends },
           { service: 'RabbitMQ (beam.smp)', cpu: figures.other_cpu_per_action_ms.rabbitmq },
           { service: 'benchmark client', cpu: figures.other_cpu_per_action_ms.benchmark_client },
           { service: 'whole machine (/proc/stat)', cpu: figures.other_cpu_per_action_ms.machine_total },
@@ -360,6 +375,15 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     await counters.close();
     await stack.close();
   }
+}
+
+function trellisCpu(before: Record<ServiceName, number | null>, after: Record<ServiceName, number | null>, actions: number): number | null {
+  let seconds = 0;
+  for (const s of ['gateway', 'policy-engine', 'nova-worker'] as const) {
+    if (before[s] === null || after[s] === null) return null;
+    seconds += after[s]! - before[s]!;
+  }
+  return round((seconds * 1000) / actions, 2);
 }
 
 function cpuOf(stack: Stack): Record<ServiceName, number | null> {

@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import { loadEnforcer } from '@trellis/authz';
 import { createLogger, usesSimulator, type Logger, type TrellisConfig } from '@trellis/common';
 import { createKeystoneTrusts, createPasswordSignIn, createTokenValidator } from '@trellis/identity';
 import { TrustedNovaPool, createCloudCatalog, createNovaClient } from '@trellis/nova';
+import { IN_MEMORY } from '@trellis/persistence';
 import { PolicyRegistry, type PolicyClass } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 import { brokerProbe, cloudProbe, databaseProbe, openInfrastructure, type Infrastructure } from '@trellis/runtime';
@@ -9,6 +11,7 @@ import { startGateway } from '../apps/gateway/src/bootstrap';
 import { startNovaSimulator, type RunningSimulator } from '../apps/nova-simulator/src/simulator';
 import { startNovaWorker } from '../apps/nova-worker/src/bootstrap';
 import { startPolicyEngine } from '../apps/policy-engine/src/bootstrap';
+import { PGLITE_TEMPLATE_DIR } from './pglite-template';
 
 export interface Embedded {
   /** the REST API's base URL */
@@ -58,8 +61,12 @@ export async function startEmbedded(
         servicePassword: config.simulator.servicePassword,
         topology: config.simulator.topologyFile ? await readTopology(config.simulator.topologyFile) : undefined,
         clusteringUrl: clusteringUrl(config) ?? undefined,
+        stateFile: simulatorStateFile(config) ?? undefined,
         logger: logger.child({ component: 'nova-simulator' }),
       });
+      if (simulator.restoredServers !== null) {
+        logger.info('nova simulator state restored', { file: simulatorStateFile(config), servers: simulator.restoredServers });
+      }
       closers.push(() => simulator!.close());
       // The worker and the gateway talk to the simulator exactly as they would to a real cloud: as
       // Trellis's own service user, the trustee of every user's trust.
@@ -79,7 +86,7 @@ export async function startEmbedded(
     // the registry checks the class is a decorated policy type and refuses a duplicate
     for (const policy of options.policies ?? []) registry.register(policy as unknown as PolicyClass);
 
-    const infra = await openInfrastructure(config, logger);
+    const infra = await openInfrastructure(config, logger, { pgliteTemplateDir: PGLITE_TEMPLATE_DIR });
     closers.push(() => infra.close());
     const dataSource = infra.database.dataSource;
     const novaLogger = logger.child({ component: 'nova' });
@@ -123,6 +130,18 @@ function clusteringUrl(config: TrellisConfig): string | null {
   const host = config.http.host === '0.0.0.0' || config.http.host === '::' ? '127.0.0.1' : config.http.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
 }
+
+/**
+ * The simulator keeps its servers in the data directory, beside Trellis's database, so that clusters
+ * still point at their (simulated) servers after `npm start` again; TRELLIS_DATA_DIR=:memory: keeps
+ * both in memory.
+ */
+function simulatorStateFile(config: TrellisConfig): string | null {
+  if (config.simulator.stateFile) return config.simulator.stateFile;
+  return config.database.dataDir === IN_MEMORY ? null : join(config.database.dataDir, SIMULATOR_STATE_FILE);
+}
+
+export const SIMULATOR_STATE_FILE = 'nova-simulator.json';
 
 async function readTopology(file: string) {
   const { readFile } = await import('node:fs/promises');

@@ -3,6 +3,7 @@ import { errorMessage } from '@trellis/common';
 import type { CommandSpec } from './commands/args';
 import { EVALUATE_COMMAND, runEvaluate } from './commands/evaluate.command';
 import { EXAMPLE_COMMAND, runExampleCommand } from './commands/example.command';
+import { IMPORT_SENLIN_COMMAND, runImportSenlin } from './commands/import-senlin.command';
 import { POLICY_DEFAULTS_COMMAND, runPolicyDefaults } from './commands/policy-defaults.command';
 import { PURGE_COMMAND, runPurge } from './commands/purge.command';
 import { REPLAY_COMMAND, runReplay } from './commands/replay.command';
@@ -19,6 +20,7 @@ const COMMANDS: Array<{ spec: CommandSpec; run: (args: string[]) => Promise<numb
   { spec: EXAMPLE_COMMAND, run: runExampleCommand },
   { spec: WATCH_COMMAND, run: runWatch },
   { spec: POLICY_DEFAULTS_COMMAND, run: runPolicyDefaults },
+  { spec: IMPORT_SENLIN_COMMAND, run: runImportSenlin },
 ];
 
 /** every command with its flags; `trellis <command> --help` says what each does */

@@ -35,6 +35,12 @@ export class PgCounters {
     return Number(rows[0].x);
   }
 
+  /** process ids of the server's backends connected to `database` right now */
+  async backendPids(database: string): Promise<number[]> {
+    const { rows } = await this.client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [database]);
+    return rows.map((r) => r.pid);
+  }
+
   async close(): Promise<void> {
     await this.client.end();
   }

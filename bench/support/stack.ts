@@ -20,6 +20,24 @@ import { FreshDatabase, ServiceProcess, answers, freePort, freshDatabase, freshV
  */
 export const NO_ADMISSION_LIMITS = { TRELLIS_MAX_ACTIONS_PER_PROJECT: '0', TRELLIS_MAX_ACTIONS: '0', TRELLIS_REQUESTS_PER_SECOND: '0' };
 
+/**
+ * The V8 heap limits the services are deployed with: docker-compose.yml's NODE_OPTIONS, read from the
+ * file so a benchmark measures what is deployed. Zero when it sets none.
+ */
+export function deployedHeapLimits(root: string): { semi_space_mb: number; old_space_mb: number } {
+  const compose = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
+  const options = /^\s*NODE_OPTIONS:\s*(.+)$/m.exec(compose)?.[1] ?? '';
+  const flag = (name: string) => Number(new RegExp(`--${name}=(\\d+)`).exec(options)?.[1] ?? 0);
+  return { semi_space_mb: flag('max-semi-space-size'), old_space_mb: flag('max-old-space-size') };
+}
+
+/** NODE_OPTIONS for those limits ('' for Node's defaults). */
+export function heapFlags(limits: { semi_space_mb: number; old_space_mb: number }): string {
+  return [limits.semi_space_mb ? `--max-semi-space-size=${limits.semi_space_mb}` : '', limits.old_space_mb ? `--max-old-space-size=${limits.old_space_mb}` : '']
+    .filter(Boolean)
+    .join(' ');
+}
+
 export type ServiceName = 'nova-simulator' | 'gateway' | 'policy-engine' | 'nova-worker';
 export const SERVICES: ServiceName[] = ['nova-simulator', 'gateway', 'policy-engine', 'nova-worker'];
 
@@ -36,6 +54,8 @@ export interface StackOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** start the services one after another and time each (footprint); otherwise all at once */
   sequential?: boolean;
+  /** 'defaults': the gateway's limits as shipped (burst); otherwise off (NO_ADMISSION_LIMITS) */
+  admissionLimits?: 'off' | 'defaults';
 }
 
 export interface Stack {
@@ -106,7 +126,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...simulatorCloudEnv(simUrl),
     TRELLIS_PORT: String(apiPort),
     LOG_LEVEL: logLevel,
-    ...NO_ADMISSION_LIMITS,
+    ...(options.admissionLimits === 'defaults' ? {} : NO_ADMISSION_LIMITS),
     ...options.env,
   };
   const services: Record<ServiceName, ServiceProcess> = {

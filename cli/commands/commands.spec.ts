@@ -1,4 +1,5 @@
 import { runEvaluate } from './evaluate.command';
+import { runImportSenlin } from './import-senlin.command';
 import { runPolicyDefaults } from './policy-defaults.command';
 import { runPurge } from './purge.command';
 import { runReplay } from './replay.command';
@@ -15,6 +16,7 @@ describe.each([
   ['token', runToken],
   ['policy-defaults', runPolicyDefaults],
   ['watch', runWatch],
+  ['import-senlin', runImportSenlin],
 ])('trellis %s', (name, run) => {
   let out: string;
   let err: string;

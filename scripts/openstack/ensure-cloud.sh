@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Makes sure the real Keystone + Nova of ../shared/openstack answer on loopback, for
-# `npm run test:openstack`. Idempotent: a cloud that already answers is left alone.
+# Makes sure the real Keystone + Nova of ../shared/openstack answer on loopback, and its Senlin 14
+# (test/openstack/import-senlin.os-spec.ts imports from it), for `npm run test:openstack`.
+# Idempotent: a cloud that already answers is left alone; when only Senlin is missing,
+# senlin-up.sh adds it; when nothing answers, up.sh runs with WITH_SENLIN=1.
 #
-# Exit codes: 0 the cloud answers; 1 up.sh ran and failed (its log tail is printed);
-# 3 the cloud is not up and cannot be brought up here (not root, or no harness).
+# Exit codes: 0 the cloud and Senlin answer; 1 up.sh ran and failed (its log tail is printed);
+# 3 the cloud is not up and cannot be brought up here (not root, or no harness); 4 Keystone and Nova
+# answer but Senlin could not be added (test:openstack still runs; its import test says why it fails).
 #
 # Environment: OPENSTACK_HARNESS (default <repo>/../shared/openstack), ENSURE_CLOUD_LOG
 # (default /tmp/trellis-openstack-up.log), ENSURE_CLOUD_TIMEOUT: seconds for the whole run (default 480).
@@ -16,6 +19,7 @@ log_file="${ENSURE_CLOUD_LOG:-/tmp/trellis-openstack-up.log}"
 limit="${ENSURE_CLOUD_TIMEOUT:-480}"
 keystone_url="http://127.0.0.1:5000/v3"
 nova_url="http://127.0.0.1:8774/"
+senlin_url="http://127.0.0.1:8777/"
 start=$(date +%s)
 
 say() { printf '[ensure-cloud %3ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
@@ -23,15 +27,17 @@ say() { printf '[ensure-cloud %3ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
 # curl -f fails on 4xx/5xx; Keystone's /v3 answers 200 and Nova's root its version list
 answers() { curl -fsS -o /dev/null --max-time 5 "$1" 2>/dev/null; }
 cloud_answers() { answers "$keystone_url" && answers "$nova_url"; }
+senlin_answers() { answers "$senlin_url"; }
 
-if cloud_answers; then
-  say "Keystone ($keystone_url) and Nova ($nova_url) already answer; nothing to do"
+if cloud_answers && senlin_answers; then
+  say "Keystone ($keystone_url), Nova ($nova_url) and Senlin ($senlin_url) already answer; nothing to do"
   exit 0
 fi
 
 missing=()
 answers "$keystone_url" || missing+=("Keystone at $keystone_url")
 answers "$nova_url" || missing+=("Nova at $nova_url")
+senlin_answers || missing+=("Senlin at $senlin_url")
 say "not answering: ${missing[*]}"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -45,6 +51,22 @@ fi
 if ! command -v timeout >/dev/null; then
   say "cannot bring the real cloud up: the 'timeout' command (coreutils) is missing"
   exit 3
+fi
+
+# Keystone and Nova are up, Senlin is not: senlin-up.sh adds it (idempotent, about 30 s with its
+# packages installed).
+if cloud_answers; then
+  : >"$log_file"
+  say "adding Senlin: $harness/senlin-up.sh (log: $log_file)"
+  timeout --kill-after=20 "$limit" bash "$harness/senlin-up.sh" >>"$log_file" 2>&1
+  status=$?
+  if [ "$status" -eq 0 ] && senlin_answers; then
+    say "Senlin is up: $senlin_url answers"
+    exit 0
+  fi
+  say "senlin-up.sh failed (exit status $status); last 40 lines of $log_file:"
+  tail -n 40 "$log_file"
+  exit 4
 fi
 
 # The harness's bootstrap.py writes the image file to <harness>/run/, which does not exist when the
@@ -93,17 +115,17 @@ for attempt in 1 2; do
   say "try $attempt: $harness/up.sh (log: $log_file; ${left} s left; about 2 min to install packages the first time, then 1-2 min)"
   [ "$attempt" -eq 1 ] && : >"$log_file"
   echo "=== ensure-cloud: up.sh try $attempt at $(date -u +%FT%TZ)" >>"$log_file"
-  timeout --kill-after=20 "$left" bash "$harness/up.sh" >>"$log_file" 2>&1
+  WITH_SENLIN=1 timeout --kill-after=20 "$left" bash "$harness/up.sh" >>"$log_file" 2>&1
   status=$?
-  if [ "$status" -eq 0 ] && cloud_answers; then
-    say "the cloud is up: Keystone and Nova answer (up.sh try $attempt)"
+  if [ "$status" -eq 0 ] && cloud_answers && senlin_answers; then
+    say "the cloud is up: Keystone, Nova and Senlin answer (up.sh try $attempt)"
     exit 0
   fi
   if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
     say "try $attempt: up.sh did not finish within the ${left} s left"
     break
   elif [ "$status" -eq 0 ]; then
-    say "try $attempt: up.sh finished, but Keystone or Nova still does not answer"
+    say "try $attempt: up.sh finished, but Keystone, Nova or Senlin still does not answer"
   else
     say "try $attempt: up.sh failed with exit status $status"
   fi

@@ -20,7 +20,7 @@ describe('action cancel (embedded default)', () => {
   });
   afterAll(() => t?.close());
 
-  const cancel = (id: string, version = '1.12', status = 'CANCELLED') =>
+  const cancel = (id: string, version = '1.12', status: unknown = 'CANCELLED') =>
     new ApiClient(api.baseUrl, (api as any).token, version).call('PATCH', `/v1/actions/${id}`, { action: { status } });
 
   it('cancels a RUNNING scale-out whose servers Nova refuses for now; the next action on the cluster runs', async () => {
@@ -58,5 +58,13 @@ describe('action cancel (embedded default)', () => {
     expect(bad).toMatchObject({ status: 400, body: { error: { message: `Unknown status invalid for action ${listed.id}` } } });
     const missing = await cancel('26cb0f3a-4e6c-49f6-8475-7cb472933bff');
     expect(missing.status).toBe(404);
+    // Senlin's StringField refuses a map or a list with the request, before looking the action up
+    // (a map whose own keys shadow toString once made this a 500)
+    const asMap = await cancel('26cb0f3a-4e6c-49f6-8475-7cb472933bff', '1.12', { toString: [1], spec: 2 });
+    expect(asMap).toMatchObject({ status: 400, body: { error: { message: 'A string is required in field status, not a dict' } } });
+    const asList = await cancel(listed.id, '1.12', ['CANCELLED']);
+    expect(asList).toMatchObject({ status: 400, body: { error: { message: 'A string is required in field status, not a list' } } });
+    const asNull = await cancel(listed.id, '1.12', null);
+    expect(asNull).toMatchObject({ status: 400, body: { error: { message: "Field `status' cannot be None" } } });
   });
 });

@@ -1,5 +1,6 @@
 import type { Embedded } from '../../cli/embedded';
 import { ApiClient, keystoneToken } from '../support/api-client';
+import { act, createPolicy } from '../support/placement.scenario';
 import { createProfileAndCluster, nodesOf, scaleOut } from '../support/scale-out.scenario';
 import { startTestTrellis, type TestTrellis } from '../support/trellis';
 
@@ -37,6 +38,28 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
     const cluster = await api.get(`/v1/clusters/${clusterId}`);
     expect(cluster.body.cluster).toMatchObject({ status: 'ACTIVE', desired_capacity: 2 });
     expect(cluster.body.cluster.nodes.sort()).toEqual(nodes.map((n) => n.id).sort());
+
+    // one NODE_CREATE event per new node (Senlin's derived node actions), beside the action's own
+    const events = await api.get(`/v1/events?cluster_id=${clusterId}&otype=NODE&action=NODE_CREATE`);
+    expect(events.status).toBe(200);
+    expect(events.body.events.map((e: Record<string, unknown>) => [e.oid, e.oname, e.status]).sort()).toEqual(
+      nodes.map((n) => [n.id, n.name, 'end']).sort(),
+    );
+  });
+
+  it("starts a bound scaling policy's cooldown when its scale-out ends: the next one is refused (409 ActionCooldown)", async () => {
+    await createProfileAndCluster(api, 'cool');
+    const policy = await createPolicy(api, 'cool-scaling', {
+      type: 'senlin.policy.scaling',
+      version: 1.0,
+      properties: { event: 'CLUSTER_SCALE_OUT', adjustment: { type: 'CHANGE_IN_CAPACITY', number: 1, cooldown: 300 } },
+    });
+    expect((await act(api, 'cool', { policy_attach: { policy_id: policy } })).status).toBe('SUCCEEDED');
+    expect((await scaleOut(api, 'cool', 1)).status).toBe('SUCCEEDED');
+
+    const again = await api.post('/v1/clusters/cool/actions', { scale_out: { count: 1 } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.type).toBe('ActionCooldown');
   });
 });
 

@@ -47,17 +47,28 @@ describe('trellis watch (embedded default)', () => {
 
   // three requests a look: well within the project's default rate of 20 a second
   const watch = (actionId: string) => runWatch([actionId, '--api', t.trellis.url, '--interval', '250']);
-  const until = async (seen: () => boolean) => {
-    while (!seen()) await new Promise((r) => setTimeout(r, 50));
+  /** waits for what the watcher printed, failing with its output if it ends first or nothing comes in 30 s */
+  const until = async (seen: () => boolean, watching: Promise<number>) => {
+    let ended: string | null = null;
+    void watching.then((code) => (ended = `exit status ${code}`), (e) => (ended = `error: ${(e as Error).message}`));
+    const deadline = Date.now() + 30_000;
+    while (!seen()) {
+      if (ended !== null || Date.now() > deadline) throw new Error(`the watcher ${ended ?? 'printed nothing new for 30 s'}; its output:\n${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   };
 
   it('follows a scale-out: the nodes planned, then ACTIVE, and exit status 0', async () => {
     expect((await sim('/config', { build_delay_ms: 600_000 })).status).toBe(200);
     const started = await api.post('/v1/clusters/watched/actions', { scale_out: { count: 3 } });
     const watching = watch(ApiClient.actionIdOf(started));
-    await until(() => out.includes('RUNNING CLUSTER_SCALE_OUT: 0/3 ACTIVE, 0 ERROR\n'));
-    expect((await sim('/clock', { advance_ms: 600_000 })).status).toBe(200);
-    await sim('/config', { build_delay_ms: 50 });
+    try {
+      await until(() => out.includes('RUNNING CLUSTER_SCALE_OUT: 0/3 ACTIVE, 0 ERROR\n'), watching);
+    } finally {
+      // the builds end either way, so that a failure here leaves no action holding the cluster for the next test
+      expect((await sim('/clock', { advance_ms: 600_000 })).status).toBe(200);
+      await sim('/config', { build_delay_ms: 50 });
+    }
     expect(await watching).toBe(0);
     const lines = out.trimEnd().split('\n');
     expect(lines).toContain('RUNNING CLUSTER_SCALE_OUT: 0/3 ACTIVE, 0 ERROR');

@@ -91,7 +91,13 @@ describe('fault injection: kills and outages under a scaling load (issue 12)', (
       LOG_LEVEL: 'info',
       NODE_OPTIONS: '--max-semi-space-size=2 --max-old-space-size=192',
     };
-    procs = new TrellisProcesses(LOGS, join(DIR, 'pids.json'), env, { SIMULATOR_PORT: String(SIMULATOR_PORT), SIMULATOR_BUILD_DELAY_MS: '400', LOG_LEVEL: 'info' });
+    procs = new TrellisProcesses({
+      root: join(__dirname, '..', '..'),
+      logDir: LOGS,
+      pidsFile: join(DIR, 'pids.json'),
+      env,
+      simulatorEnv: { SIMULATOR_PORT: String(SIMULATOR_PORT), SIMULATOR_BUILD_DELAY_MS: '400', LOG_LEVEL: 'info' },
+    });
     procs.add('nova-simulator', 'nova-simulator');
     procs.add('gateway', 'gateway');
     for (const i of [1, 2]) procs.add(`policy-engine-${i}`, 'policy-engine');

@@ -16,6 +16,7 @@ describe('the fault suite invariants', () => {
     phase: 'p',
     body: {},
     expectedSize,
+    gateway: 0,
     key: actionId,
     actionId,
     ...over,

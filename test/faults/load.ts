@@ -10,6 +10,12 @@ export interface ActionRecord {
   expectedSize: number;
   /** the Idempotency-Key of every try of this request */
   key: string;
+  /** which of the load's gateways it was sent through (an index into `apis`) */
+  gateway: number;
+  /** sent through another gateway at the same moment as the cluster's real request (`race`) */
+  racer?: boolean;
+  /** one of a race's two requests the gateway refused as Senlin does (409: the cluster is locked or has an active action) */
+  refused?: string;
   acceptedAt?: number;
   actionId?: string;
   /** the last status seen: a terminal one, or what it was when the deadline passed */
@@ -43,10 +49,25 @@ export interface LoadCounters {
   unexpected4xx: number;
   /** 429 answers (the per-project request rate): waited out as their Retry-After says, then sent again */
   throttled429: number;
+  /** requests of a race refused with Senlin's 409 because the other request for the cluster got there first */
+  raceRefused409: number;
 }
 
 export interface LoadOptions {
   api: ApiClient;
+  /**
+   * More gateways (replicas of one deployment): each action goes through the next one in turn,
+   * `api` first; its polls go through the same gateway.
+   */
+  moreApis?: ApiClient[];
+  /**
+   * Race every request: the same moment, another gateway is asked to resize the cluster to the size
+   * the request will leave it at. The clusters' serialisation across gateways is what is tested: one
+   * of the two is accepted and the other refused with Senlin's 409, or (when the first ended before
+   * the second arrived) both run one after the other; the cluster's final size is the same either
+   * way. Both refused is a failure (noted in `bad`).
+   */
+  race?: boolean;
   clusters: string[];
   /** Senlin's per-cluster action timeout (seconds) and the lease: an action must end within both */
   actionTimeoutSeconds: number;
@@ -74,7 +95,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ScalingLoad {
   readonly records: ActionRecord[] = [];
   readonly bad: BadAnswer[] = [];
-  readonly counters: LoadCounters = { accepted: 0, refused503: 0, unreachable: 0, replayed: 0, other5xx: 0, hangs: 0, unexpected4xx: 0, throttled429: 0 };
+  readonly counters: LoadCounters = {
+    accepted: 0,
+    refused503: 0,
+    unreachable: 0,
+    replayed: 0,
+    other5xx: 0,
+    hangs: 0,
+    unexpected4xx: 0,
+    throttled429: 0,
+    raceRefused409: 0,
+  };
   /** the clusters' sizes as the succeeded actions left them (null once an action FAILED: unknown) */
   readonly sizes = new Map<string, number | null>();
   phase = 'start';
@@ -84,9 +115,12 @@ export class ScalingLoad {
   private wake: Array<() => void> = [];
   private loops: Promise<void>[] = [];
   private readonly random: () => number;
+  private readonly apis: ApiClient[];
+  private nextApi = 0;
 
   constructor(private readonly o: LoadOptions) {
     this.random = o.random ?? Math.random;
+    this.apis = [o.api, ...(o.moreApis ?? [])];
     for (const c of o.clusters) this.sizes.set(c, 0);
   }
 
@@ -157,20 +191,37 @@ export class ScalingLoad {
     const size = this.sizes.get(cluster);
     if (size === null || size === undefined) return; // a FAILED action left the size unknown: the invariants judge it
     const { body, expected } = this.choose(size);
-    const record: ActionRecord = { cluster, phase: this.phase, body, expectedSize: expected, key: randomUUID() };
-    this.records.push(record);
-    const accepted = await this.submit(record);
-    if (!accepted) return;
-    await this.follow(record);
-    this.sizes.set(cluster, record.status === 'SUCCEEDED' ? expected : null);
+    const gateway = this.nextApi++ % this.apis.length;
+    const record: ActionRecord = { cluster, phase: this.phase, body, expectedSize: expected, key: randomUUID(), gateway };
+    const round = [record];
+    if (this.o.race) {
+      round.push({
+        cluster,
+        phase: this.phase,
+        body: { resize: { adjustment_type: 'EXACT_CAPACITY', number: expected } },
+        expectedSize: expected,
+        key: randomUUID(),
+        gateway: (gateway + 1) % this.apis.length,
+        racer: true,
+      });
+    }
+    this.records.push(...round);
+    const answers = await Promise.all(round.map((r) => this.submit(r)));
+    const running = round.filter((_, i) => answers[i]);
+    if (!running.length) {
+      if (this.o.race && round.every((r) => r.refused)) this.note(record.phase, `race on ${cluster}`, `both requests refused: ${round.map((r) => r.refused).join(' / ')}`);
+      return;
+    }
+    await Promise.all(running.map((r) => this.follow(r)));
+    this.sizes.set(cluster, running.every((r) => r.status === 'SUCCEEDED') ? expected : null);
   }
 
   /** POST until a definite answer; true when the action was accepted (202) */
   private async submit(r: ActionRecord): Promise<boolean> {
-    const what = `POST /v1/clusters/${r.cluster}/actions ${JSON.stringify(r.body)}`;
+    const what = `POST /v1/clusters/${r.cluster}/actions ${JSON.stringify(r.body)} via gateway ${r.gateway}`;
     for (;;) {
       const res = await this.request(r.phase, what, () =>
-        this.o.api.call('POST', `/v1/clusters/${r.cluster}/actions`, r.body, { headers: { 'Idempotency-Key': r.key }, timeoutMs: this.o.hangMs }),
+        this.apis[r.gateway].call('POST', `/v1/clusters/${r.cluster}/actions`, r.body, { headers: { 'Idempotency-Key': r.key }, timeoutMs: this.o.hangMs }),
       );
       if (res === null) {
         await sleep(500);
@@ -195,6 +246,12 @@ export class ScalingLoad {
         await sleep(1000);
         continue;
       }
+      // Senlin's two answers for a busy cluster: locked by a RUNNING action, or an active one on the target
+      if (this.o.race && res.status === 409 && ['ResourceIsLocked', 'ActionConflict'].includes(res.body?.error?.type) && res.body.error.message) {
+        r.refused = res.body.error.message;
+        this.counters.raceRefused409 += 1;
+        return false;
+      }
       this.counters.unexpected4xx += 1;
       this.note(r.phase, what, `${res.status} ${JSON.stringify(res.body)}`);
       return false;
@@ -213,7 +270,7 @@ export class ScalingLoad {
     const what = `GET /v1/actions/${r.actionId}`;
     const deadline = () => Math.max(r.acceptedAt!, this.o.lastRecovery()) + (this.o.leaseSeconds + this.o.actionTimeoutSeconds) * 1000;
     while (Date.now() < deadline()) {
-      const res = await this.request(r.phase, what, () => this.o.api.call('GET', `/v1/actions/${r.actionId}`, undefined, { timeoutMs: this.o.hangMs }));
+      const res = await this.request(r.phase, what, () => this.apis[r.gateway].call('GET', `/v1/actions/${r.actionId}`, undefined, { timeoutMs: this.o.hangMs }));
       if (res?.status === 200) {
         r.status = res.body.action.status;
         r.statusReason = res.body.action.status_reason;

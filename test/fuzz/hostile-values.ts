@@ -111,7 +111,7 @@ export const hostileNumber: fc.Arbitrary<number | RawJson> = fc.oneof(
 
 /** Keys a handler might not expect: unknown, empty, prototype-polluting, with NUL, very long. */
 export const hostileKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', '', 'a\u0000b', '\ud800', 'x'.repeat(300), 'toString', 'hasOwnProperty', 'id', 'project', 'user'),
+  fc.constantFrom('__proto__', 'constructor', 'prototype', '', 'a\u0000b', '\ud800', 'x'.repeat(300), 'toString', 'valueOf', 'hasOwnProperty', 'id', 'project', 'user'),
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 12 }),
 );

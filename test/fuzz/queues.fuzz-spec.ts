@@ -79,7 +79,7 @@ describe('queue fuzz (RabbitMQ + PostgreSQL)', () => {
 
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
-    t = await startTestTrellis({ stack: 'rabbitmq+postgres', env: { SIMULATOR_BUILD_DELAY_MS: '20', TRELLIS_RESUME_INTERVAL_SECONDS: '3600', TRELLIS_REQUESTS_PER_SECOND: '0' } });
+    t = await startTestTrellis({ stack: 'rabbitmq+postgres', env: { SIMULATOR_BUILD_DELAY_MS: '20', TRELLIS_RESUME_INTERVAL_SECONDS: '3600', TRELLIS_REQUESTS_PER_SECOND: '0', TRELLIS_RPC_REQUESTS_PER_SECOND: '0' } });
     connection = await amqp.connect(t.trellis.config.amqp.url!);
     channel = await connection.createConfirmChannel();
     channel.on('error', (e: Error) => (channelClosed = new Error(`the broker closed the publishing channel: ${e.message}`)));

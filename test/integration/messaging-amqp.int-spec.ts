@@ -128,6 +128,18 @@ describe('AmqpMessageBus on RabbitMQ', () => {
     await expect(failure).rejects.not.toThrow(/s3cret/);
   });
 
+  it("takes a cluster's nodes in AMQP_URL: a node that does not answer is passed over, and every node is named when none does", async () => {
+    const bus = await started(makeBus({ url: `amqp://guest:s3cret@127.0.0.1:1,${AMQP_URL}` }));
+    const message = actionMessage();
+    await bus.publish(message);
+    expect(await bus.depth(Queues.engineActions)).toBe(1);
+
+    const failure = makeBus({ url: 'amqp://guest:s3cret@127.0.0.1:1, amqp://guest:s3cret@127.0.0.1:2' }).start();
+    await expect(failure).rejects.toThrow(BrokerUnavailableError);
+    await expect(failure).rejects.toThrow(/127\.0\.0\.1:1\/?: .*; amqp:\/\/guest:\*\*\*@127\.0\.0\.1:2/);
+    await expect(failure).rejects.not.toThrow(/s3cret/);
+  });
+
   it('refuses a redeclaration with other arguments, naming the queue, the argument and the fix', async () => {
     const failure = makeBus({ deliveryLimit: CONTRACT_DELIVERY_LIMIT + 1 }).start();
     await expect(failure).rejects.toThrow(TopologyMismatchError);

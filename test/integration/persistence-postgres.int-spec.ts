@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { QueryFailedError } from 'typeorm';
+import { statementName } from '../../libs/persistence/src/prepared';
 import { silentLogger } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import {
   ActionEntity,
   addToOutbox,
   ALL_MIGRATIONS,
+  hotQuery,
   inTransaction,
   openDatabase,
   OutboxRelay,
@@ -115,6 +118,63 @@ describe('persistence on PostgreSQL only', () => {
     }
     expect(seen).toHaveLength(messages.length);
     expect(new Set(seen).size).toBe(messages.length);
+  });
+
+  describe('hotQuery (named prepared statements)', () => {
+    const insert = `INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())
+       ON CONFLICT (consumer, message_id) DO NOTHING RETURNING message_id`;
+    const update = `UPDATE processed_messages SET processed_at = now() WHERE consumer = $1 RETURNING message_id`;
+    const prepared = `SELECT name FROM pg_prepared_statements WHERE name LIKE 'trellis_%'`;
+
+    it('prepares each text once per connection and answers as manager.query() does', async () => {
+      // one connection, so every transaction below runs on the same server session
+      const single = await openDatabase({ url: db.url, dataDir: ':memory:', poolSize: 1, logging: false }, silentLogger);
+      try {
+        const ids = [randomUUID(), randomUUID(), randomUUID()];
+        for (const id of ids) {
+          const inserted = await inTransaction(single.dataSource, (m) => hotQuery(m, insert, ['hot', id]));
+          expect(inserted).toEqual([{ message_id: id }]);
+        }
+        // a repeated key: ON CONFLICT DO NOTHING, no row (as manager.query() gives)
+        expect(await inTransaction(single.dataSource, (m) => hotQuery(m, insert, ['hot', ids[0]]))).toEqual([]);
+        // UPDATE and DELETE: [rows, rowCount], as manager.query() gives
+        const [rows, count] = await inTransaction(single.dataSource, (m) => hotQuery<[Array<{ message_id: string }>, number]>(m, update, ['hot']));
+        expect(count).toBe(3);
+        expect(rows.map((r) => r.message_id).sort()).toEqual([...ids].sort());
+        expect(await single.dataSource.manager.query(update, ['hot'])).toEqual([expect.any(Array), 3]);
+        // outside a transaction: a pooled connection (the same one here)
+        expect(await hotQuery(single.dataSource.manager, 'SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1', ['hot'])).toEqual([{ n: 3 }]);
+
+        const names: Array<{ name: string }> = await single.dataSource.query(prepared);
+        expect(names.map((r) => r.name).sort()).toEqual(
+          [statementName(insert), statementName(update), statementName('SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1')].sort(),
+        );
+      } finally {
+        await single.close();
+      }
+    });
+
+    it('fails with the SQLSTATE inside a QueryFailedError, and the transaction rolls back', async () => {
+      const id = randomUUID();
+      const failing = inTransaction(db.dataSource, async (m) => {
+        await hotQuery(m, insert, ['hot-fail', id]);
+        await hotQuery(m, 'INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())', ['hot-fail', id]);
+      });
+      await expect(failing).rejects.toBeInstanceOf(QueryFailedError);
+      await expect(failing).rejects.toMatchObject({ driverError: { code: '23505' } });
+      expect(await db.dataSource.query(`SELECT count(*)::int AS n FROM processed_messages WHERE consumer = 'hot-fail'`)).toEqual([{ n: 0 }]);
+    });
+
+    it('prepares nothing when TRELLIS_DB_PREPARED_STATEMENTS is false', async () => {
+      const off = await openDatabase({ url: db.url, dataDir: ':memory:', poolSize: 1, logging: false, preparedStatements: false }, silentLogger);
+      try {
+        const id = randomUUID();
+        expect(await inTransaction(off.dataSource, (m) => hotQuery(m, insert, ['hot-off', id]))).toEqual([{ message_id: id }]);
+        expect(await off.dataSource.query(prepared)).toEqual([]);
+      } finally {
+        await off.close();
+      }
+    });
   });
 
   it('names DATABASE_URL when the database does not exist', async () => {

@@ -11,7 +11,7 @@ import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware'
 import { answerParserErrors } from './core/parser-errors';
 import { MAX_BODY_BYTES } from './core/request-input';
 import { writeError } from './core/senlin-exception.filter';
-import { sortKeys } from './core/sorted-json';
+import { sortedJsonBody } from './core/sorted-json';
 import type { HttpRequest, HttpResponse, NextFn } from './core/http.types';
 import { GatewayModule, gatewayLogger, gatewayProbes, type GatewayDeps } from './gateway.module';
 import { setupOpenApi } from './openapi/openapi';
@@ -27,7 +27,7 @@ export const DEFAULT_RPC_PREFETCH = 16;
 export function configureGatewayApp(app: NestExpressApplication, deps: GatewayDeps): void {
   const logger = gatewayLogger(deps);
   app.disable('x-powered-by');
-  app.set('json replacer', sortKeys);
+  sortResponseKeys(app);
   // Express 5's default, said here so that no upgrade turns `name[key]=v` into an object behind our
   // back: the parameter stays named `name[key]`, which core/request-input.ts refuses with a 400
   app.set('query parser', 'simple');
@@ -41,6 +41,31 @@ export function configureGatewayApp(app: NestExpressApplication, deps: GatewayDe
   });
   answerParserErrors(app.getHttpServer(), logger);
   setupOpenApi(app);
+}
+
+/**
+ * Every `res.json` (and `res.send` of an object) sends its keys sorted, written by sortedJsonBody
+ * rather than by a `json replacer` (see sortedForJson), with the JsonText values of the body (a
+ * cluster's node ids) spliced in unparsed. The rest is what Express's `res.json` does with no
+ * `json replacer`, `json spaces` or `json escape` set, which the gateway never sets.
+ */
+function sortResponseKeys(app: NestExpressApplication): void {
+  const response = (app.getHttpAdapter().getInstance() as { response: { json(this: ExpressResponse, body: unknown): ExpressResponse } }).response;
+  response.json = function (this: ExpressResponse, body: unknown) {
+    const json = sortedJsonBody(body);
+    const type = this.get('Content-Type');
+    // Express 5's `set` makes it `application/json; charset=utf-8`, for bytes as for a string
+    if (!type) this.set('Content-Type', 'application/json');
+    // a Content-Type set before gets its charset from `send` only with a string
+    return this.send(type && typeof json === 'object' ? json.toString('utf8') : json);
+  };
+}
+
+/** The part of Express's response `res.json` uses. */
+interface ExpressResponse {
+  get(field: string): string | undefined;
+  set(field: string, value: string): ExpressResponse;
+  send(body: string | Buffer | undefined): ExpressResponse;
 }
 
 export interface RunningGateway {

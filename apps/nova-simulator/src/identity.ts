@@ -617,4 +617,27 @@ export class IdentityStore {
     this.appCredentials.clear();
     this.trusts.clear();
   }
+
+  /** What Keystone would keep in its database: tokens, trusts and application credentials (the state file). */
+  exportState(): PersistedIdentity {
+    // expired tokens are of no use to anyone after a restart
+    const now = this.options.now();
+    return { tokens: [...this.tokens.values()].filter((t) => t.expiresAt > now), trusts: [...this.trusts.values()], application_credentials: [...this.appCredentials.values()] };
+  }
+
+  /** Replaces tokens, trusts and application credentials with what `exportState()` gave. */
+  importState(saved: PersistedIdentity): void {
+    this.tokens.clear();
+    this.trusts.clear();
+    this.appCredentials.clear();
+    for (const t of saved.tokens) this.tokens.set(t.id, t);
+    for (const t of saved.trusts) this.trusts.set(t.id, t);
+    for (const c of saved.application_credentials) this.appCredentials.set(c.id, c);
+  }
+}
+
+export interface PersistedIdentity {
+  tokens: TokenRecord[];
+  trusts: Trust[];
+  application_credentials: ApplicationCredential[];
 }

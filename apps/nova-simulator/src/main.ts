@@ -30,9 +30,15 @@ async function main(): Promise<void> {
     adminPassword: s.adminPassword,
     servicePassword: s.servicePassword,
     publicUrl: s.publicUrl ?? undefined,
+    stateFile: s.stateFile ?? undefined,
     logger,
   });
-  logger.info('nova simulator listening', { url: sim.url, auth_url: sim.authUrl, compute_url: sim.computeUrl });
+  logger.info('nova simulator listening', {
+    url: sim.url,
+    auth_url: sim.authUrl,
+    compute_url: sim.computeUrl,
+    ...(s.stateFile ? { state_file: s.stateFile, restored_servers: sim.restoredServers ?? 0 } : {}),
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

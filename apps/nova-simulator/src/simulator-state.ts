@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { FaultRegistry } from './faults';
 import { ApiError } from './http-kit';
-import { IdentityStore, stableId } from './identity';
+import { IdentityStore, stableId, type PersistedIdentity } from './identity';
 import { groupPolicyViolation, schedule, type Flavor, type GroupPlacement, type GroupPolicy, type HostLoad } from './scheduler';
 import { resolveHosts, type HostCapacity, type ResolvedHost, type Topology } from './topology';
 
@@ -127,6 +127,13 @@ export interface SimServer {
   locked?: boolean;
   /** a resize waiting in VERIFY_RESIZE: the flavor a revert goes back to, the vm_state a confirm or revert returns to */
   resize?: { oldFlavor: FlavorRecord; from: VmState } | null;
+}
+
+export interface PersistedSimulatorState {
+  servers: SimServer[];
+  server_groups: SimServerGroup[];
+  instance_counter: number;
+  identity: PersistedIdentity;
 }
 
 export interface SimServerGroup {
@@ -560,6 +567,39 @@ export class SimulatorState {
 
   expireAllTokens(): number {
     return this.identity.expireAll();
+  }
+
+  /**
+   * What the simulated cloud holds, for the state file: servers, groups and Keystone's records.
+   * Times are wall-clock milliseconds, so builds and deletes under way finish on time after a load.
+   */
+  exportState(): PersistedSimulatorState {
+    return {
+      servers: [...this.serverMap.values()],
+      server_groups: [...this.groupMap.values()],
+      instance_counter: this.instanceCounter,
+      identity: this.identity.exportState(),
+    };
+  }
+
+  /** Replaces servers, groups and Keystone's records with saved ones (at start, before any request). */
+  importState(saved: PersistedSimulatorState): void {
+    this.serverMap.clear();
+    this.groupMap.clear();
+    const hostByName = new Map(this.hosts.map((h) => [h.name, h]));
+    // a host of the topology it was saved under keeps its record when the topology changed since
+    const rebind = (h: ResolvedHost | null) => (h === null ? null : (hostByName.get(h.name) ?? h));
+    for (const s of saved.servers) {
+      s.host = rebind(s.host);
+      s.buildHost = rebind(s.buildHost);
+      this.serverMap.set(s.id, s);
+    }
+    for (const g of saved.server_groups) this.groupMap.set(g.id, g);
+    this.pending = saved.servers.filter((s) => !s.scheduled && s.deletedAt === null);
+    // reduce, not spread: a large cloud would pass more arguments than a call takes
+    this.nextGoneAt = saved.servers.reduce((t, s) => Math.min(t, s.goneAt ?? Infinity), Infinity);
+    this.instanceCounter = saved.servers.reduce((n, s) => Math.max(n, s.instanceNumber), saved.instance_counter);
+    this.identity.importState(saved.identity);
   }
 
   /** `GET /_sim/state`: where everything is. */

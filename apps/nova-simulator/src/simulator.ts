@@ -12,11 +12,13 @@ import { handleNetwork } from './network.routes';
 import { handleIdentity, keystoneError, type IdentityContext } from './keystone.routes';
 import { Microversion } from './microversion';
 import { SimulatorState } from './simulator-state';
+import { SimulatorStateFile } from './state-file';
 import { DEFAULT_TOPOLOGY, validateTopology, type Topology } from './topology';
 
 export { loadTopology, DEFAULT_TOPOLOGY, TopologyError, type Topology, type TopologyHost, type TopologyZone } from './topology';
 export { SimulatorState, FLAVORS, IMAGE, IMAGES } from './simulator-state';
 export { stableId } from './identity';
+export { StateFileError } from './state-file';
 
 export interface SimulatorOptions {
   /** default 127.0.0.1 */
@@ -46,6 +48,12 @@ export interface SimulatorOptions {
   logger?: Logger;
   /** the base URL the catalog advertises, when clients reach the simulator by another name (compose) */
   publicUrl?: string;
+  /**
+   * A file to keep the state in (servers, server groups, Keystone's tokens, trusts and application
+   * credentials): loaded at start when it exists, saved shortly after each change and at close.
+   * Unset: the state lives in memory only.
+   */
+  stateFile?: string;
 }
 
 export interface RunningSimulator {
@@ -57,6 +65,8 @@ export interface RunningSimulator {
   computeUrl: string;
   port: number;
   state: SimulatorState;
+  /** servers loaded from `stateFile` at start (null: no file, or none given) */
+  restoredServers: number | null;
   close(): Promise<void>;
 }
 
@@ -139,6 +149,9 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
     tokenLifetimeMs: opts.tokenLifetimeSeconds * 1000,
   });
 
+  const stateFile = options.stateFile ? new SimulatorStateFile(options.stateFile, state, logger) : null;
+  const restoredServers = stateFile?.load() ?? null;
+
   let identityCtx: IdentityContext;
   let computeCtx: ComputeContext;
   let imageUrl = '';
@@ -207,6 +220,8 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
   };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    // after whatever the request does (answered, failed or refused): reads never change the state
+    if (stateFile && req.method !== 'GET' && req.method !== 'HEAD') res.once('close', () => stateFile.changed());
     let rawBody: string;
     try {
       rawBody = await readBody(req);
@@ -276,11 +291,15 @@ export async function startNovaSimulator(options: SimulatorOptions = {}): Promis
     computeUrl,
     port,
     state,
+    restoredServers,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         for (const d of pendingDelays) clearTimeout(d.timer);
         pendingDelays.clear();
-        server.close(() => resolve());
+        server.close(() => {
+          stateFile?.close();
+          resolve();
+        });
         server.closeAllConnections();
       });
       return closing;

@@ -5,6 +5,7 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c.database.url).toBeNull();
     expect(c.database.dataDir).toBe('./data');
+    expect(c.database.preparedStatements).toBe(true);
     expect(c.amqp.url).toBeNull();
     expect(c.http.port).toBe(8777);
     expect(c.ops).toEqual({ host: '127.0.0.1', port: null, metrics: true });
@@ -39,10 +40,13 @@ describe('loadConfig', () => {
     [{ TRELLIS_PORT: '70000' }, 'TRELLIS_PORT must be between 0 and 65535'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must use postgres or postgresql'],
     [{ AMQP_URL: 'not a url' }, 'AMQP_URL is not a valid URL'],
+    [{ AMQP_URL: 'amqp://mq-1:5672,http://mq-2:5672' }, "AMQP_URL (entry 2) must use amqp or amqps, got 'http:'"],
+    [{ AMQP_URL: 'amqp://mq-1:5672,,amqp://mq-2:5672' }, 'AMQP_URL has an empty entry in its comma-separated list'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of debug, info, warn, error'],
     [{ TRELLIS_OPS_PORT: 'metrics' }, 'TRELLIS_OPS_PORT must be a whole number'],
     [{ TRELLIS_METRICS: 'sometimes' }, 'TRELLIS_METRICS must be true or false'],
     [{ TRELLIS_DB_LOGGING: 'maybe' }, 'TRELLIS_DB_LOGGING must be true or false'],
+    [{ TRELLIS_DB_PREPARED_STATEMENTS: 'perhaps' }, 'TRELLIS_DB_PREPARED_STATEMENTS must be true or false'],
     [{ OS_COMPUTE_API_VERSION: '3' }, 'OS_COMPUTE_API_VERSION must look like 2.X'],
     [{ TRELLIS_RETAIN_EVENTS_DAYS: '30d' }, 'TRELLIS_RETAIN_EVENTS_DAYS must be a whole number'],
     [{ TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS: '-1' }, 'TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS must be between 0 and 36500'],
@@ -50,9 +54,18 @@ describe('loadConfig', () => {
     [{ TRELLIS_MAX_ACTIONS: 'lots' }, 'TRELLIS_MAX_ACTIONS must be a whole number'],
     [{ TRELLIS_REQUESTS_PER_SECOND: 'fast' }, 'TRELLIS_REQUESTS_PER_SECOND must be a number'],
     [{ TRELLIS_REQUEST_BURST: '0' }, 'TRELLIS_REQUEST_BURST must be at least 1 while TRELLIS_REQUESTS_PER_SECOND is set'],
+    [{ TRELLIS_RPC_REQUESTS_PER_SECOND: '-1' }, 'TRELLIS_RPC_REQUESTS_PER_SECOND must be a number'],
+    [{ TRELLIS_RPC_REQUEST_BURST: '0' }, 'TRELLIS_RPC_REQUEST_BURST must be at least 1 while TRELLIS_RPC_REQUESTS_PER_SECOND is set'],
+    [{ TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT: 'many' }, 'TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT must be a whole number'],
   ])('rejects %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it("takes a RabbitMQ cluster's nodes in AMQP_URL, separated by commas", () => {
+    expect(loadConfig({ AMQP_URL: 'amqp://u:p@mq-1:5672/trellis, amqp://u:p@mq-2:5672/trellis' }).amqp.url).toBe(
+      'amqp://u:p@mq-1:5672/trellis, amqp://u:p@mq-2:5672/trellis',
+    );
   });
 
   it('keeps processed ids 7 days and events, actions, decisions 30 days, pruning hourly; 0 days keeps forever', () => {
@@ -67,9 +80,12 @@ describe('loadConfig', () => {
   });
 
   it('limits each project to 50 unfinished actions, 500 in all, and 20 requests a second with bursts of 100; 0 is no limit', () => {
-    expect(loadConfig({}).limits).toEqual({ maxActionsPerProject: 50, maxActions: 500, requestsPerSecond: 20, requestBurst: 100 });
+    const machines = { maxRpcWebhookActionsPerProject: 200, rpcRequestsPerSecond: 100, rpcRequestBurst: 1000 };
+    expect(loadConfig({}).limits).toEqual({ maxActionsPerProject: 50, maxActions: 500, requestsPerSecond: 20, requestBurst: 100, ...machines });
     const c = loadConfig({ TRELLIS_MAX_ACTIONS: '0', TRELLIS_REQUESTS_PER_SECOND: '0.5', TRELLIS_REQUEST_BURST: '3' });
-    expect(c.limits).toEqual({ maxActionsPerProject: 50, maxActions: 0, requestsPerSecond: 0.5, requestBurst: 3 });
+    expect(c.limits).toEqual({ maxActionsPerProject: 50, maxActions: 0, requestsPerSecond: 0.5, requestBurst: 3, ...machines });
+    const rpc = loadConfig({ TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT: '0', TRELLIS_RPC_REQUESTS_PER_SECOND: '2.5', TRELLIS_RPC_REQUEST_BURST: '7' });
+    expect(rpc.limits).toMatchObject({ maxRpcWebhookActionsPerProject: 0, rpcRequestsPerSecond: 2.5, rpcRequestBurst: 7 });
     expect(loadConfig({ TRELLIS_REQUESTS_PER_SECOND: '0', TRELLIS_REQUEST_BURST: '0' }).limits.requestsPerSecond).toBe(0);
   });
 

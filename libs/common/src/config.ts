@@ -55,7 +55,14 @@ export interface TrellisConfig {
    * on 8792. `metrics`: TRELLIS_METRICS, false serves no /metrics anywhere.
    */
   ops: { host: string; port: number | null; metrics: boolean };
-  database: { url: string | null; dataDir: string; poolSize: number; logging: boolean };
+  database: {
+    url: string | null;
+    dataDir: string;
+    poolSize: number;
+    logging: boolean;
+    /** named prepared statements on the hot paths (real PostgreSQL only); default true */
+    preparedStatements?: boolean;
+  };
   amqp: { url: string | null; prefetch: number; deliveryLimit: number };
   /** the real cloud; when authUrl and cloud are both null the built-in simulator is used */
   openstack: OpenStackSettings;
@@ -66,6 +73,8 @@ export interface TrellisConfig {
     publicUrl: string | null;
     buildDelayMs: number;
     topologyFile: string | null;
+    /** where the stand-alone simulator keeps its state (the embedded default: nova-simulator.json in its data directory) */
+    stateFile: string | null;
     demoPassword: string;
     adminPassword: string;
     /** the simulator's `trellis` service user (project `service`), the trustee of trusts */
@@ -92,6 +101,15 @@ export interface TrellisConfig {
     requestsPerSecond: number;
     /** TRELLIS_REQUEST_BURST: requests a project may send at once before the rate applies */
     requestBurst: number;
+    /**
+     * TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT: unfinished actions a project may have when the
+     * request comes over RPC or a webhook trigger (services and alarms, not people)
+     */
+    maxRpcWebhookActionsPerProject: number;
+    /** TRELLIS_RPC_REQUESTS_PER_SECOND: a project's sustained RPC request rate, per gateway process, apart from its REST rate */
+    rpcRequestsPerSecond: number;
+    /** TRELLIS_RPC_REQUEST_BURST: RPC requests a project may send at once before the RPC rate applies */
+    rpcRequestBurst: number;
   };
   /** who may do what through the API (docs/SECURITY.md) */
   rbac: {
@@ -134,11 +152,21 @@ function limits(env: Env): TrellisConfig['limits'] {
   if (requestsPerSecond > 0 && requestBurst < 1) {
     throw new ConfigError('TRELLIS_REQUEST_BURST', `must be at least 1 while TRELLIS_REQUESTS_PER_SECOND is set (${requestsPerSecond})`);
   }
+  const rpcRequestsPerSecond = decimal(env, 'TRELLIS_RPC_REQUESTS_PER_SECOND', 100, 0, 1_000_000);
+  const rpcRequestBurst = int(env, 'TRELLIS_RPC_REQUEST_BURST', 1000, 0, 1_000_000);
+  if (rpcRequestsPerSecond > 0 && rpcRequestBurst < 1) {
+    throw new ConfigError('TRELLIS_RPC_REQUEST_BURST', `must be at least 1 while TRELLIS_RPC_REQUESTS_PER_SECOND is set (${rpcRequestsPerSecond})`);
+  }
+  // People (REST) and machines (RPC, webhook triggers) have limits of their own: an alarm storm
+  // must not be refused by a budget sized for people (docs/SECURITY.md, Limits).
   return {
     maxActionsPerProject: int(env, 'TRELLIS_MAX_ACTIONS_PER_PROJECT', 50, 0, 1_000_000),
     maxActions: int(env, 'TRELLIS_MAX_ACTIONS', 500, 0, 1_000_000),
     requestsPerSecond,
     requestBurst,
+    maxRpcWebhookActionsPerProject: int(env, 'TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT', 200, 0, 1_000_000),
+    rpcRequestsPerSecond,
+    rpcRequestBurst,
   };
 }
 
@@ -172,6 +200,19 @@ function url(env: Env, name: string, schemes: string[]): string | null {
   return raw;
 }
 
+/** One URL, or several separated by commas (a cluster's nodes); each is checked, the raw value kept. */
+function urlList(env: Env, name: string, schemes: string[]): string | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.some((p) => p === '')) throw new ConfigError(name, 'has an empty entry in its comma-separated list');
+  parts.forEach((p, i) => {
+    const label = parts.length > 1 ? `${name} (entry ${i + 1})` : name;
+    url({ [label]: p }, label, schemes);
+  });
+  return raw;
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T {
   const raw = str(env, name);
   if (raw === null) return dflt;
@@ -201,9 +242,10 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       dataDir: str(env, 'TRELLIS_DATA_DIR') ?? './data',
       poolSize: int(env, 'TRELLIS_DB_POOL_SIZE', 10, 1, 200),
       logging: bool(env, 'TRELLIS_DB_LOGGING', false),
+      preparedStatements: bool(env, 'TRELLIS_DB_PREPARED_STATEMENTS', true),
     },
     amqp: {
-      url: url(env, 'AMQP_URL', ['amqp', 'amqps']),
+      url: urlList(env, 'AMQP_URL', ['amqp', 'amqps']),
       prefetch: int(env, 'TRELLIS_PREFETCH', 16, 1, 10000),
       deliveryLimit: int(env, 'TRELLIS_DELIVERY_LIMIT', 5, 1, 1000),
     },
@@ -239,6 +281,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       publicUrl: url(env, 'SIMULATOR_PUBLIC_URL', ['http', 'https']),
       buildDelayMs: int(env, 'SIMULATOR_BUILD_DELAY_MS', 500, 0, 3_600_000),
       topologyFile: str(env, 'SIMULATOR_TOPOLOGY_FILE'),
+      stateFile: str(env, 'SIMULATOR_STATE_FILE'),
       demoPassword: str(env, 'TRELLIS_DEMO_PASSWORD') ?? 'demo',
       adminPassword: str(env, 'TRELLIS_ADMIN_PASSWORD') ?? 'admin',
       servicePassword: str(env, 'SIMULATOR_SERVICE_PASSWORD') ?? 'service-secret',

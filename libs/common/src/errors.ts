@@ -18,6 +18,14 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
+/**
+ * The codes whose errors keep a stack trace: the ones logged with it (a 5xx). The others are a
+ * caller's mistake or a refusal, answered and never logged with a stack, and capturing one
+ * (async frames included) was 2 % of the gateway's CPU in an alarm storm, whose answers are
+ * mostly refusals (BENCHMARKS.md, burst).
+ */
+const WITH_STACK: readonly ErrorCode[] = ['UNAVAILABLE', 'INTERNAL'];
+
 export class DomainError extends Error {
   /** seconds a client should wait before trying again (the `Retry-After` of a 429) */
   retryAfter?: number;
@@ -30,7 +38,10 @@ export class DomainError extends Error {
     /** transient errors may be retried by a consumer; permanent ones are dead-lettered */
     readonly transient = code === 'UNAVAILABLE' || code === 'TOO_MANY_REQUESTS',
   ) {
+    const limit = Error.stackTraceLimit;
+    if (!WITH_STACK.includes(code)) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'DomainError';
   }
 }

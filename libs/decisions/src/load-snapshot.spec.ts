@@ -162,7 +162,7 @@ describe('loadSnapshot', () => {
   it('reads the cluster, its nodes in index order, its bindings in chain order and the Nova facts', async () => {
     const a = action();
     const now = new Date('2026-11-22T05:00:00.250Z');
-    const snapshot = await loadSnapshot(db.dataSource.manager, a, 'pre_op', now);
+    const snapshot = await loadSnapshot(db.dataSource.manager, a, 'pre_op', now, { everyNode: true });
     // toStrictEqual: key for key, and no extra or undefined keys
     expect(snapshot).toStrictEqual({
       hook: 'pre_op',

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ActionEntity } from '@trellis/persistence';
 import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
+import { IncompleteSnapshotError, victimListing, type ClusterSummary, type VictimOrder } from '@trellis/policies';
 
 /**
  * The input snapshot of a decision (decision 17): everything the policies may look at, read in the
@@ -78,7 +79,9 @@ export interface SnapshotCluster {
   desired_capacity: number;
   profile_id: string;
   profile: { type: string; spec: Record<string, unknown> };
+  /** every node, or with `summary` only the nodes it says are listed (libs/policies framework/summary.ts) */
   nodes: SnapshotNode[];
+  summary?: ClusterSummary;
 }
 
 /** SQL for a timestamptz as `YYYY-MM-DDTHH:MM:SS.sssZ`, exactly what Date.toISOString() writes */
@@ -220,16 +223,190 @@ function toCloud(all: FactRow[]): Snapshot['cloud'] {
 async function loadClusterSnapshot(
   m: EntityManager,
   clusterId: string,
+  /** the action whose decision may run on a summarised cluster; null: list every node */
+  summarising: ActionEntity | null,
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
+  const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts` : '';
   const rows: Array<Record<string, any>> = await m.query(
-    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, (${FACTS_JSON('c.project')}) AS facts
+    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, (${FACTS_JSON('c.project')}) AS facts${counts}
        FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
     [clusterId],
   );
   if (!rows.length) return null;
   const r = rows[0];
-  const nodes = toNodes(await m.query(NODES_SQL, [clusterId]));
-  return { cluster: toCluster(r, nodes), policies: r.bindings, cloud: toCloud(r.facts) };
+  const cluster = toCluster(r, []);
+  const cloud = toCloud(r.facts);
+  if (summarising) {
+    const { nodes, summary } = await summarisedNodes(m, summarising, cluster, r.bindings, r.zone_counts, cloud);
+    cluster.nodes = nodes;
+    if (summary) cluster.summary = summary;
+  } else cluster.nodes = toNodes(await m.query(NODES_SQL, [clusterId]));
+  return { cluster, policies: r.bindings, cloud };
+}
+
+/** Whether victim selection takes a node before the others (filterErrorNodes). */
+const BAD_SQL = (n: string) => `(${n}.status IN ('ERROR', 'WARNING') OR ${n}.tainted IS TRUE OR ${n}.created_at IS NULL)`;
+
+/** The millisecond OLDEST_PROFILE_FIRST compares (timestampMillis of the profile's ISO text; none: 0). */
+const PROFILE_AGE = (p: string) => `coalesce(date_trunc('milliseconds', ${p}.created_at), 'epoch')`;
+
+/**
+ * Nodes per zone (all, ACTIVE, bad) and, per profile they run, the others and the profile's age
+ * (epoch milliseconds), counted by PostgreSQL: one JSON sub-select of the cluster query. The zone
+ * is nodes.placement_zone (the zone the node recorded, as nodeZone reads it: migration
+ * 1795970000000 has PostgreSQL keep it), so the counts read the index (cluster_id, placement_zone,
+ * profile_id, index) INCLUDE (status, tainted, created_at) alone, in its order, and no node's jsonb.
+ */
+const ZONE_COUNTS_JSON = (clusterId: string) => `
+  SELECT coalesce(json_agg(json_build_object('zone', s.zone, 'nodes', s.nodes, 'active', s.active, 'bad', s.bad, 'profiles', s.profiles)), '[]'::json)
+    FROM (SELECT g.zone, sum(g.nodes)::int AS nodes, sum(g.active)::int AS active, sum(g.bad)::int AS bad,
+                 json_agg(json_build_object('id', g.profile_id, 'good', g.nodes - g.bad,
+                   'age', CASE WHEN gp.id IS NOT NULL THEN (extract(epoch FROM ${PROFILE_AGE('gp')}) * 1000)::bigint END)) AS profiles
+            FROM (SELECT z.placement_zone AS zone, z.profile_id, count(*)::int AS nodes,
+                         count(*) FILTER (WHERE z.status = 'ACTIVE')::int AS active, count(*) FILTER (WHERE ${BAD_SQL('z')})::int AS bad
+                    FROM nodes z WHERE z.cluster_id = ${clusterId} GROUP BY 1, 2) g
+            LEFT JOIN profiles gp ON gp.id = g.profile_id
+           GROUP BY 1) s`;
+
+/**
+ * Read only through the index of migration 1795970000000 (nodes (cluster_id, placement_zone,
+ * created_at to the millisecond, index)): this must stay the index's expression, or PostgreSQL
+ * ranks every node again.
+ */
+const INDEXED_MILLIS = (n: string) => `date_trunc('milliseconds', ${n}.created_at AT TIME ZONE 'UTC')`;
+
+/** The millisecond a victim order compares (timestampMillis of the ISO text), ties by cluster order. */
+const ORDER_SQL: Record<Exclude<VictimOrder, 'profile'>, string> = {
+  oldest: `${INDEXED_MILLIS('n')}, n.index`,
+  youngest: `${INDEXED_MILLIS('n')} DESC, n.index DESC`,
+};
+
+const CANDIDATE_COLUMNS = `n.id, n.name, n.index, n.status, ${isoText('n.created_at')} AS created_at, n.tainted, n.data, n.metadata,
+         n.physical_id, ${isoText('p.created_at')} AS profile_created_at`;
+
+/**
+ * The nodes a summarised snapshot lists: every bad node (a partial index), and per zone the first
+ * few of the others in each order: `$2` the zones to list from (of the zone counts) and `$4` how
+ * many in each (each zone's own share of a zone plan: victimListing), and then the first `$3` of
+ * the nodes without a zone, each a scan of an index that stops after its limit. OLDEST_PROFILE_FIRST
+ * (the profile's age, then cluster order): per zone, the first few in cluster order of each profile
+ * the pairs (`$5` zone, `$6` profile: profileWalk) name for it, of which the zone's limit are kept.
+ * Same columns and order as NODES_SQL.
+ */
+function candidatesSql(orders: VictimOrder[]): string {
+  const firstIn = (zone: string, order: VictimOrder, limit: string) =>
+    order === 'profile'
+      ? `
+    SELECT ${CANDIDATE_COLUMNS}
+      FROM unnest($5::text[], $6::uuid[]) AS ps(zone, profile_id)
+      CROSS JOIN LATERAL (SELECT r.id, r.name, r.index, r.status, r.created_at, r.tainted, r.data, r.metadata, r.physical_id, r.profile_id
+                            FROM nodes r
+                           WHERE r.cluster_id = $1 AND r.placement_zone ${zone} AND r.profile_id = ps.profile_id AND NOT ${BAD_SQL('r')}
+                           ORDER BY r.index LIMIT ${limit}) n
+      JOIN profiles p ON p.id = n.profile_id
+     WHERE ps.zone ${zone}
+     ORDER BY ${PROFILE_AGE('p')}, n.index LIMIT ${limit}`
+      : `
+    SELECT ${CANDIDATE_COLUMNS}
+      FROM nodes n JOIN profiles p ON p.id = n.profile_id
+     WHERE n.cluster_id = $1 AND n.placement_zone ${zone} AND NOT ${BAD_SQL('n')}
+     ORDER BY ${ORDER_SQL[order]} LIMIT ${limit}`;
+  const branches = [`SELECT ${CANDIDATE_COLUMNS} FROM nodes n JOIN profiles p ON p.id = n.profile_id WHERE n.cluster_id = $1 AND ${BAD_SQL('n')}`];
+  for (const o of orders) {
+    branches.push(
+      `SELECT f.* FROM unnest($2::text[], $4::int[]) AS zs(zone, depth) CROSS JOIN LATERAL (${firstIn('= zs.zone', o, 'zs.depth')}) f`,
+      `(${firstIn('IS NULL', o, '$3')})`,
+    );
+  }
+  // one order lists each node once; a node first in two orders is listed once
+  return `SELECT * FROM (${branches.join(orders.length > 1 ? '\n UNION ' : '\n UNION ALL ')}) c ORDER BY c.index`;
+}
+
+type ZoneCountRow = {
+  zone: string | null;
+  nodes: number;
+  active: number;
+  bad: number;
+  /** per profile: its nodes that are not bad, and its age (epoch milliseconds; null: no such profile, none listed) */
+  profiles: Array<{ id: string; good: number; age: number | null }>;
+};
+
+/**
+ * The (zone, profile) pairs whose nodes can be among a zone's first `k` (`depth` of the zone; none
+ * for a zone not listed) for OLDEST_PROFILE_FIRST: the zone's profiles from the oldest until they
+ * hold `k` nodes that are not bad, and any as old as the last taken (equal ages interleave by
+ * cluster order). Usually one profile per zone.
+ */
+function profileWalk(counts: ZoneCountRow[], depth: (zone: string | null) => number): [Array<string | null>, string[]] {
+  const zones: Array<string | null> = [];
+  const profiles: string[] = [];
+  for (const z of counts) {
+    const k = depth(z.zone);
+    if (k <= 0) continue;
+    const oldestFirst = z.profiles
+      .filter((p): p is { id: string; good: number; age: number } => p.good > 0 && p.age !== null)
+      .sort((a, b) => a.age - b.age);
+    let taken = 0;
+    let lastAge = NaN;
+    for (const p of oldestFirst) {
+      if (taken >= k && p.age !== lastAge) break;
+      zones.push(z.zone);
+      profiles.push(p.id);
+      taken += p.good;
+      lastAge = p.age;
+    }
+  }
+  return [zones, profiles];
+}
+
+/** The actions whose pre_op decision runs on a summarised cluster (libs/policies framework/summary.ts). */
+const SUMMARISED_ACTIONS = new Set(['CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN', 'CLUSTER_RESIZE']);
+
+/**
+ * A cluster's nodes as a summary: counts per zone from PostgreSQL, and only the nodes the action's
+ * victim selection can need, or every node when it picks at random.
+ */
+async function summarisedNodes(
+  m: EntityManager,
+  action: ActionEntity,
+  cluster: SnapshotCluster,
+  policies: SnapshotPolicy[],
+  counts: ZoneCountRow[],
+  cloud: Snapshot['cloud'],
+): Promise<{ nodes: SnapshotNode[]; summary?: ClusterSummary }> {
+  let nodeCount = 0;
+  let activeCount = 0;
+  let bad = 0;
+  for (const z of counts) {
+    nodeCount += z.nodes;
+    activeCount += z.active;
+    bad += z.bad;
+  }
+  const zones = counts
+    .filter((z): z is ZoneCountRow & { zone: string } => z.zone !== null)
+    .map((z) => ({ name: z.zone, nodes: z.nodes, active: z.active }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const listing = victimListing({ action: action.action, inputs: action.inputs ?? {} }, policies, cluster, nodeCount, { zones, cloud });
+  if (!listing) return { nodes: toNodes(await m.query(NODES_SQL, [cluster.id])) };
+  // each zone as deep as its share of a zone plan, where one bounds it (victimListing)
+  const depths = listing.zones;
+  const summary: ClusterSummary = {
+    node_count: nodeCount,
+    active_count: activeCount,
+    zones: depths ? zones.map((z) => ({ ...z, listed: depths.get(z.name) ?? listing.listed })) : zones,
+    listed: listing.listed,
+    orders: listing.orders,
+  };
+  const listedZones = summary.zones.filter((z) => (z.listed ?? listing.listed) > 0);
+  const listsAny = bad > 0 || ((listing.listed > 0 || listedZones.length > 0) && listing.orders.length > 0);
+  const depthOf = new Map(listedZones.map((z) => [z.name, z.listed ?? listing.listed]));
+  const params: unknown[] = listing.orders.length
+    ? [cluster.id, [...depthOf.keys()], listing.listed, [...depthOf.values()]]
+    : [cluster.id];
+  // the nodes without a zone (null) as deep as `$3`; a zone not listed has no pairs
+  if (listing.orders.includes('profile')) params.push(...profileWalk(counts, (zone) => (zone === null ? listing.listed : (depthOf.get(zone) ?? 0))));
+  const nodes = listsAny ? toNodes(await m.query(candidatesSql(listing.orders), params)) : [];
+  return { nodes, summary };
 }
 
 /** Node actions decided on the node itself, not by a cluster's policy chain. */
@@ -256,14 +433,30 @@ async function loadProfileUpdate(m: EntityManager, action: ActionEntity, profile
   return { profile: target ? { id: profileId, ...target } : null, nodes, profiles };
 }
 
+export interface LoadOptions {
+  /**
+   * List every node even where the decision could run on a summary (counts per zone, only the
+   * candidate nodes listed): after evaluate() threw IncompleteSnapshotError, or for a caller that
+   * reads the nodes itself.
+   */
+  everyNode?: boolean;
+}
+
+/**
+ * The decision's input. A pre_op snapshot of a scale-out, scale-in or resize is summarised (issue
+ * 15): PostgreSQL counts the nodes per zone and only the nodes the action may pick as victims are
+ * listed; the stored snapshot replays the decision exactly, as a whole list would.
+ */
 export async function loadSnapshot(
   m: EntityManager,
   action: ActionEntity,
   hook: Snapshot['hook'],
   now: Date,
+  options: LoadOptions = {},
 ): Promise<Snapshot> {
   const clusterId = action.cluster_id;
-  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId) : null;
+  const summarising = hook === 'pre_op' && !options.everyNode && SUMMARISED_ACTIONS.has(action.action) ? action : null;
+  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising) : null;
   const cluster = loaded?.cluster ?? null;
   // a cluster that is gone still has bindings to none of its policies, as before
   const policies = loaded ? loaded.policies : clusterId ? await loadBindings(m, clusterId) : [];
@@ -295,4 +488,25 @@ export async function loadSnapshot(
     snapshot.profile_update = await loadProfileUpdate(m, action, newProfile);
   }
   return snapshot;
+}
+
+/**
+ * `use(snapshot)`; when a summarised snapshot lists too few nodes for it (IncompleteSnapshotError
+ * from the policies or drift detection), the snapshot is read again with every node and `use` runs
+ * on that one, which is then the snapshot the caller stores.
+ */
+export async function usingEveryNodeIfNeeded<T>(
+  m: EntityManager,
+  action: ActionEntity,
+  snapshot: Snapshot,
+  now: Date,
+  use: (snapshot: Snapshot) => T | Promise<T>,
+): Promise<{ snapshot: Snapshot; result: T }> {
+  try {
+    return { snapshot, result: await use(snapshot) };
+  } catch (e) {
+    if (!(e instanceof IncompleteSnapshotError) || !snapshot.cluster?.summary) throw e;
+    const whole = await loadSnapshot(m, action, snapshot.hook, now, { everyNode: true });
+    return { snapshot: whole, result: await use(whole) };
+  }
 }

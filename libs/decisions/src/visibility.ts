@@ -44,6 +44,15 @@ export const hiddenHypervisorsNote = (count: number) =>
  * `value` is not changed.
  */
 export function hideHosts<T>(value: T, options: HideHostsOptions): T {
+  return hostHider(options)(value);
+}
+
+/**
+ * `hideHosts` with its options prepared once (the names' hostIds, one sha224 each, and the
+ * pattern), for many values of one project hidden with the same names: a page of 100 nodes
+ * prepared them 100 times, about two thirds of the gateway's CPU for the page.
+ */
+export function hostHider(options: HideHostsOptions): <T>(value: T) => T {
   const names = [...new Set(options.hostNames)].filter((n) => typeof n === 'string' && n !== '' && !HOST_ID.test(n));
   names.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   const ids = new Map(names.map((n) => [n, hostIdOf(options.projectId, n)]));
@@ -64,7 +73,7 @@ export function hideHosts<T>(value: T, options: HideHostsOptions): T {
     }
     return out;
   };
-  return copy(value, null) as T;
+  return <T>(value: T) => copy(value, null) as T;
 }
 
 /**

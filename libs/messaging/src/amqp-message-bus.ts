@@ -29,6 +29,7 @@ import type {
   RpcRequestOptions,
 } from './bus.port';
 import { type AbortableConsumerHandle, settledWithin } from './consumer-handle';
+import { coalesceWrites } from './coalesce-writes';
 import {
   IN_REPLY_TO_HEADER,
   JSON_CONTENT_TYPE,
@@ -48,7 +49,11 @@ import {
 } from './message-codec';
 
 export interface AmqpMessageBusOptions {
-  /** AMQP_URL, e.g. amqp://user:password@host:5672/vhost */
+  /**
+   * AMQP_URL, e.g. amqp://user:password@host:5672/vhost, or the nodes of a RabbitMQ cluster as a
+   * comma-separated list of such URLs: connections go to the first that answers, and after a lost
+   * connection to the next ones first.
+   */
   url: string;
   /** deliveries of one message before a `retry` dead-letters it; also the quorum queues' x-delivery-limit */
   deliveryLimit: number;
@@ -88,6 +93,30 @@ interface RpcClient {
 const returnKey = (exchange: string, routingKey: string, messageId: string | undefined) =>
   `${exchange}\u0000${routingKey}\u0000${messageId ?? ''}`;
 
+/**
+ * AMQP_URL's URLs: one, or a cluster's nodes separated by commas; each must be amqp:// or amqps://.
+ * The error names the URL at fault (its password hidden).
+ */
+export function amqpUrls(raw: string): string[] {
+  const urls = String(raw ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  if (!urls.length) throw new MessageBusError(`AMQP_URL is not a valid URL (got ${JSON.stringify(raw)})`);
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw new MessageBusError(`AMQP_URL is not a valid URL (got ${JSON.stringify(u)})`);
+    }
+    if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') {
+      throw new MessageBusError(`AMQP_URL must start with amqp:// or amqps:// (got ${redactUrl(u)})`);
+    }
+  }
+  return urls;
+}
+
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
@@ -116,7 +145,9 @@ function channelFailure(error: unknown, closeError: AmqpError | undefined, what:
  */
 export class AmqpMessageBus implements MessageBus, ConsumerHost {
   readonly deliveryLimit: number;
-  private readonly url: string;
+  private readonly urls: string[];
+  /** the index in `urls` of the node connected to last */
+  private current = 0;
   private readonly logger: Logger;
   private readonly connectionName: string;
   private readonly queueSpecs: QueueSpec[];
@@ -136,19 +167,10 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
   private reconnectAttempt = 0;
 
   constructor(options: AmqpMessageBusOptions) {
-    let parsed: URL;
-    try {
-      parsed = new URL(options?.url);
-    } catch {
-      throw new MessageBusError(`AMQP_URL is not a valid URL (got ${JSON.stringify(options?.url)})`);
-    }
-    if (parsed.protocol !== 'amqp:' && parsed.protocol !== 'amqps:') {
-      throw new MessageBusError(`AMQP_URL must start with amqp:// or amqps:// (got ${redactUrl(options.url)})`);
-    }
+    this.urls = amqpUrls(options?.url);
     if (!Number.isInteger(options.deliveryLimit) || options.deliveryLimit < 1) {
       throw new MessageBusError(`deliveryLimit must be a positive integer (got ${options.deliveryLimit})`);
     }
-    this.url = options.url;
     this.deliveryLimit = options.deliveryLimit;
     this.logger = options.logger ?? createLogger('message-bus');
     this.connectionName = options.connectionName ?? `trellis-${process.pid}`;
@@ -401,25 +423,44 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     return connection;
   }
 
-  private async connect(): Promise<amqp.ChannelModel> {
-    try {
-      const connection = await amqp.connect(this.url, {
-        noDelay: true,
-        timeout: CONNECT_TIMEOUT_MS,
-        clientProperties: { connection_name: this.connectionName },
-      });
-      // An 'error' event without a listener kills the process; until attach() logs them, the
-      // failing topology declaration or reconnect attempt reports the problem instead.
-      connection.on('error', () => undefined);
-      return connection;
-    } catch (error) {
-      throw new BrokerUnavailableError(
-        `cannot connect to RabbitMQ at AMQP_URL=${redactUrl(this.url)}: ${errorMessage(error)}. ` +
-          'Check that the broker is running and that AMQP_URL (user, password, host, port, vhost) is right, ' +
-          'or unset AMQP_URL to use the in-memory bus.',
-        { cause: error },
-      );
+  /** the node connected to last (or being tried), its password hidden, for messages */
+  private get url(): string {
+    return this.urls[this.current];
+  }
+
+  /**
+   * A connection to the first node of AMQP_URL that takes one, starting with the one after the
+   * node connected to last when `next` (a reconnect: that node may be the one that went away).
+   */
+  private async connect(next = false): Promise<amqp.ChannelModel> {
+    const failures: string[] = [];
+    let lastError: unknown;
+    const first = next ? this.current + 1 : this.current;
+    for (let i = 0; i < this.urls.length; i++) {
+      const at = (first + i) % this.urls.length;
+      try {
+        const connection = await amqp.connect(this.urls[at], {
+          noDelay: true,
+          timeout: CONNECT_TIMEOUT_MS,
+          clientProperties: { connection_name: this.connectionName },
+        });
+        // An 'error' event without a listener kills the process; until attach() logs them, the
+        // failing topology declaration or reconnect attempt reports the problem instead.
+        connection.on('error', () => undefined);
+        if (!coalesceWrites(connection)) this.logger.debug('amqplib internals not as expected: frames are written one by one');
+        this.current = at;
+        return connection;
+      } catch (error) {
+        lastError = error;
+        failures.push(`${redactUrl(this.urls[at])}: ${errorMessage(error)}`);
+      }
     }
+    throw new BrokerUnavailableError(
+      `cannot connect to RabbitMQ at AMQP_URL=${failures.join('; ')}. ` +
+        'Check that the broker is running and that AMQP_URL (user, password, host, port, vhost) is right, ' +
+        'or unset AMQP_URL to use the in-memory bus.',
+      { cause: lastError },
+    );
   }
 
   private attach(connection: amqp.ChannelModel): void {
@@ -451,7 +492,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     if (this.state !== 'reconnecting') return;
     let connection: amqp.ChannelModel | undefined;
     try {
-      connection = await this.connect();
+      connection = await this.connect(true);
       await this.declareTopology(connection);
     } catch (error) {
       await connection?.close().catch(() => undefined);
@@ -467,7 +508,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     this.reconnectAttempt = 0;
     this.attach(connection);
     this.state = 'open';
-    this.logger.info(`reconnected to RabbitMQ; reopening ${this.consumers.size} consumer(s)`);
+    this.logger.info(`reconnected to RabbitMQ at ${redactUrl(this.url)}; reopening ${this.consumers.size} consumer(s)`);
     for (const consumer of this.consumers) consumer.reopen();
   }
 

@@ -15,6 +15,8 @@ describe('createMessageBus', () => {
     expect(() => createMessageBus({ url: 'http://broker', deliveryLimit: 5 })).toThrow(/AMQP_URL must start with amqp/);
     expect(() => createMessageBus({ url: 'not a url', deliveryLimit: 5 })).toThrow(/AMQP_URL is not a valid URL/);
     expect(() => createMessageBus({ url: null, deliveryLimit: 0 })).toThrow(/deliveryLimit/);
+    expect(() => createMessageBus({ url: 'amqp://mq-1:5672,http://mq-2:5672', deliveryLimit: 5 })).toThrow(/AMQP_URL must start with amqp.*mq-2/);
+    expect(createMessageBus({ url: 'amqp://mq-1:5672, amqp://mq-2:5672', deliveryLimit: 5 }, silentLogger)).toBeInstanceOf(AmqpMessageBus);
   });
 
   it('refuses to work before start', async () => {

@@ -13,7 +13,7 @@ import { findServerFor, tagOf } from './idempotency';
 import { MV, atLeast, chooseMicroversion, microversionHeaders, readVersionDocument } from './microversion';
 import * as shape from './normalise';
 import { NovaError, NovaForbiddenError, NovaMicroversionError, NovaResponseError, type OpenStackService } from './nova.errors';
-import type { AvailabilityZone, Hypervisor, NovaPort, Server, ServerAction, ServerCreateRequest, ServerGroup, ServerGroupPolicy } from './nova.port';
+import type { AvailabilityZone, CreatedServer, Hypervisor, NovaPort, Server, ServerAction, ServerCreateRequest, ServerGroup, ServerGroupPolicy } from './nova.port';
 
 export interface NovaClientOptions extends KeystoneClientOptions {
   /** page size for listing servers and server groups (default 200) */
@@ -110,7 +110,7 @@ export class NovaHttpClient implements NovaPort {
       throw badRequest(`server group rules are allowed only with the anti-affinity policy, not '${policy}'`);
     }
     const group = atLeast(mv, MV.GROUP_POLICY_RULES) ? { name, policy, ...(hasRules ? { rules } : {}) } : { name, policies: [policy] };
-    return this.createWithRecovery(
+    const { made } = await this.createWithRecovery(
       async () => {
         const { body, read } = await this.call('server_groups.create', 'POST', '/os-server-groups', { body: { server_group: group } });
         return read(() => shape.serverGroup(shape.object(body, 'body').server_group));
@@ -121,13 +121,14 @@ export class NovaHttpClient implements NovaPort {
         return named.length === 1 ? named[0] : null;
       },
     );
+    return made;
   }
 
   async deleteServerGroup(id: string): Promise<void> {
     await this.call('server_groups.delete', 'DELETE', `/os-server-groups/${encodeURIComponent(id)}`, { accept: [404] });
   }
 
-  async createServer(request: ServerCreateRequest): Promise<{ id: string }> {
+  async createServer(request: ServerCreateRequest): Promise<CreatedServer> {
     for (const field of ['name', 'imageRef', 'flavorRef'] as const) {
       if (typeof request[field] !== 'string' || request[field] === '') throw badRequest(`server ${field} must be a non-empty string`);
     }
@@ -145,7 +146,7 @@ export class NovaHttpClient implements NovaPort {
     if (request.schedulerHints && Object.keys(request.schedulerHints).length > 0) body['os:scheduler_hints'] = request.schedulerHints;
 
     const tag = tagOf(request.metadata);
-    return this.createWithRecovery(
+    const { made, uncertain } = await this.createWithRecovery(
       async () => {
         const res = await this.call('servers.create', 'POST', '/servers', { body });
         return res.read(() => {
@@ -161,6 +162,7 @@ export class NovaHttpClient implements NovaPort {
           }
         : null,
     );
+    return uncertain ? { id: made.id, uncertain } : { id: made.id };
   }
 
   async getServer(id: string): Promise<Server | null> {
@@ -354,19 +356,20 @@ export class NovaHttpClient implements NovaPort {
 
   /**
    * A create whose outcome is unknown (timeout, reset, 5xx) may have happened: look for what it
-   * would have made before sending it again. Without a way to look, it is not repeated.
+   * would have made before sending it again. Without a way to look, it is not repeated. `uncertain`
+   * says a try's outcome was lost: what was made may not be the only thing made.
    */
-  private async createWithRecovery<T>(create: () => Promise<T>, recover: (() => Promise<T | null>) | null): Promise<T> {
+  private async createWithRecovery<T>(create: () => Promise<T>, recover: (() => Promise<T | null>) | null): Promise<{ made: T; uncertain: boolean }> {
     const { retry, runtime } = this.options;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await create();
+        return { made: await create(), uncertain: attempt > 1 };
       } catch (e) {
         if (!(e instanceof NovaError) || !e.ambiguous || recover === null || attempt >= retry.attempts) throw e;
         runtime.logger.warn?.(`${e.message}; looking for what the create may have made before try ${attempt + 1}/${retry.attempts}`);
         await runtime.sleep(Math.max(backoffDelay(attempt - 1, retry, runtime.random), retry.ambiguousSettleMs ?? 0));
         const found = await recover();
-        if (found) return found;
+        if (found) return { made: found, uncertain: true };
       }
     }
   }

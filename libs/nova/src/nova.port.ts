@@ -92,6 +92,11 @@ export interface Hypervisor {
   status: string | null;
 }
 
+export interface CreatedServer {
+  id: string;
+  uncertain?: boolean;
+}
+
 export interface NovaPort {
   /** the compute microversion in use (e.g. "2.64"), after negotiation */
   microversion(): Promise<string>;
@@ -103,7 +108,12 @@ export interface NovaPort {
   createServerGroup(name: string, policy: ServerGroupPolicy, rules?: Record<string, unknown>): Promise<ServerGroup>;
   deleteServerGroup(id: string): Promise<void>;
 
-  createServer(request: ServerCreateRequest): Promise<{ id: string }>;
+  /**
+   * `uncertain`: an earlier try's answer was lost (a timeout, a reset, a 5xx) and the server came from
+   * the try after it or was found by its tag; Nova may then hold a second server for the same node
+   * (one that became visible only after the look), which whoever follows the node sweeps away.
+   */
+  createServer(request: ServerCreateRequest): Promise<CreatedServer>;
   getServer(id: string): Promise<Server | null>;
   /**
    * servers of the caller's project whose metadata contains every given key/value; `name` is

@@ -84,6 +84,12 @@ export const leaseTakeovers = counter(
   ['lease'],
 );
 
+export const duplicateServersDeleted = counter(
+  'trellis_duplicate_servers_deleted_total',
+  'Servers Nova made twice for one node (a create whose answer was lost) and the worker deleted once the node was ACTIVE',
+  [],
+);
+
 /** What the outbox holds, read when the metrics are scraped. */
 export interface OutboxFigures {
   pending: number;

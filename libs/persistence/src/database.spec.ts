@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, silentLogger, type Logger } from '@trellis/common';
-import { openDatabase, type Database } from './database';
+import { buildPgliteTemplateDir, openDatabase, type Database } from './database';
+import { ALL_MIGRATIONS } from './migrations';
+import { TEMPLATE_MANIFEST, unusableTemplate } from './pglite-template';
 import { CloudFactEntity } from './entities';
 
 describe('openDatabase', () => {
@@ -63,6 +65,50 @@ describe('openDatabase', () => {
       await expect(
         openDatabase({ url: null, dataDir: join(file, 'data'), poolSize: 1, logging: false }, silentLogger),
       ).rejects.toThrow(/TRELLIS_DATA_DIR cannot be created/);
+    });
+  });
+
+  describe('PGlite from a prepared data directory', () => {
+    let root: string;
+    beforeAll(() => {
+      root = mkdtempSync(join(tmpdir(), 'trellis-pglite-template-'));
+    });
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+    it('copies the template into an empty data directory instead of running initdb, and keeps the data', async () => {
+      const template = join(root, 'template');
+      const built = await buildPgliteTemplateDir(template, silentLogger);
+      expect(built.reused).toBe(false);
+      expect(built.manifest.migrations).toEqual(ALL_MIGRATIONS.map((m) => m.name));
+      expect(existsSync(join(template, 'trellis.lock'))).toBe(false);
+      // a second build with the same PGlite and migrations keeps it
+      expect((await buildPgliteTemplateDir(template, silentLogger)).reused).toBe(true);
+
+      const events: Array<[string, Record<string, unknown>]> = [];
+      const recorder: Logger = { ...silentLogger, info: (msg, fields) => void events.push([msg, fields ?? {}]) };
+      const dataDir = join(root, 'data');
+      const settings = { url: null, dataDir, poolSize: 1, logging: false };
+      const db = await openDatabase(settings, recorder, { pgliteTemplateDir: template });
+      expect(events.find(([msg]) => msg === 'pglite started')?.[1].start).toBe('prepared');
+      expect(events.some(([msg]) => msg === 'database migrations applied')).toBe(false);
+      expect(existsSync(join(dataDir, TEMPLATE_MANIFEST))).toBe(false);
+      await db.dataSource.manager.save(CloudFactEntity, { kind: 'hypervisors', project: '', data: [{ name: 'hv1' }], fetched_at: new Date() });
+      await db.close();
+
+      events.length = 0;
+      const again = await openDatabase(settings, recorder, { pgliteTemplateDir: template });
+      expect(events.find(([msg]) => msg === 'pglite started')?.[1].start).toBe('warm');
+      expect((await again.dataSource.manager.find(CloudFactEntity)).map((f) => f.data)).toEqual([[{ name: 'hv1' }]]);
+      await again.close();
+    }, 120_000);
+
+    it('says why a template made by another PGlite, or none, is not used', () => {
+      const template = join(root, 'template');
+      const manifestFile = join(template, TEMPLATE_MANIFEST);
+      const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
+      writeFileSync(manifestFile, JSON.stringify({ ...manifest, pglite: '0.0.1' }));
+      expect(unusableTemplate(template)).toMatch(/made by PGlite 0\.0\.1, this is \d+\.\d+/);
+      expect(unusableTemplate(join(root, 'nowhere'))).toMatch(/no readable trellis-template.json/);
     });
   });
 

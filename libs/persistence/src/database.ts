@@ -6,7 +6,16 @@ import { ConfigError, createLogger, errorMessage, type Logger, type TrellisConfi
 import { ALL_ENTITIES } from './entities';
 import { runMigrationsLocked } from './migrate';
 import { PgliteWorker } from './pglite-worker';
+import {
+  copyPgliteTemplate,
+  migrationsDigest,
+  readTemplateManifest,
+  unusableTemplate,
+  writePgliteTemplate,
+  type PgliteTemplateManifest,
+} from './pglite-template';
 import { QueryLogger } from './query-logger';
+import { usePreparedStatements } from './prepared';
 import { ALL_MIGRATIONS } from './migrations';
 
 export type DatabaseSettings = TrellisConfig['database'];
@@ -26,6 +35,11 @@ export interface OpenDatabaseOptions {
    * initdb and the migrations again (about two seconds less per test database).
    */
   pgliteTemplate?: Uint8Array;
+  /**
+   * A prepared data directory (`buildPgliteTemplateDir()`) to copy into an empty `dataDir` instead of
+   * running initdb; when it is missing or was made by another PGlite, initdb runs as without it.
+   */
+  pgliteTemplateDir?: string;
 }
 
 /** `dataDir` value that keeps PGlite's data in memory (tests). */
@@ -67,7 +81,31 @@ export async function openDatabase(
     if (options.pgliteTemplate) throw new Error('openDatabase: pgliteTemplate is only for PGlite (DATABASE_URL unset)');
     return openPostgres(settings.url, settings, logger);
   }
-  return openPglite(settings, logger, options.pgliteTemplate);
+  return openPglite(settings, logger, options);
+}
+
+/**
+ * Makes the prepared data directory for `OpenDatabaseOptions.pgliteTemplateDir`: a fresh PGlite in
+ * `templateDir` with every migration applied.
+ */
+export async function buildPgliteTemplateDir(
+  templateDir: string,
+  logger: Logger = createLogger('persistence'),
+): Promise<{ manifest: PgliteTemplateManifest; reused: boolean }> {
+  // `npm start` builds first: keep a template that this PGlite and these migrations made
+  const existing = readTemplateManifest(templateDir);
+  if (existing && unusableTemplate(templateDir) === null && existing.migrations_digest === migrationsDigest()) {
+    return { manifest: existing, reused: true };
+  }
+  const manifest = await writePgliteTemplate(resolve(templateDir), async (scratch) => {
+    const started = await startPglite(scratch, false, logger, undefined, undefined);
+    try {
+      return await runMigrationsLocked(started.dataSource, logger);
+    } finally {
+      await started.close();
+    }
+  });
+  return { manifest, reused: false };
 }
 
 /**
@@ -75,7 +113,7 @@ export async function openDatabase(
  * for `openDatabase(..., {pgliteTemplate})`.
  */
 export async function createPgliteTemplate(logger: Logger = createLogger('persistence')): Promise<Uint8Array> {
-  const started = await startPglite(IN_MEMORY, false, logger, undefined);
+  const started = await startPglite(IN_MEMORY, false, logger, undefined, undefined);
   try {
     await runMigrationsLocked(started.dataSource, logger);
     await started.dataSource.destroy();
@@ -124,6 +162,7 @@ async function openPostgres(url: string, settings: DatabaseSettings, logger: Log
     await dataSource.destroy().catch(() => undefined);
     throw new Error(`database migrations failed on ${shown}: ${describeError(e)}`, { cause: e });
   }
+  if (settings.preparedStatements !== false) usePreparedStatements(dataSource);
   let closed = false;
   return {
     dataSource,
@@ -136,11 +175,12 @@ async function openPostgres(url: string, settings: DatabaseSettings, logger: Log
   };
 }
 
-async function openPglite(settings: DatabaseSettings, logger: Logger, template: Uint8Array | undefined): Promise<Database> {
+async function openPglite(settings: DatabaseSettings, logger: Logger, options: OpenDatabaseOptions): Promise<Database> {
+  const template = options.pgliteTemplate;
   if (template && settings.dataDir !== IN_MEMORY) {
     throw new Error(`openDatabase: pgliteTemplate needs an in-memory database, not dataDir '${settings.dataDir}'`);
   }
-  const started = await startPglite(settings.dataDir, settings.logging, logger, template);
+  const started = await startPglite(settings.dataDir, settings.logging, logger, template, options.pgliteTemplateDir);
   try {
     await runMigrationsLocked(started.dataSource, logger);
   } catch (e) {
@@ -161,6 +201,7 @@ async function startPglite(
   logging: boolean,
   logger: Logger,
   template: Uint8Array | undefined,
+  templateDir: string | undefined,
 ): Promise<StartedPglite> {
   const t0 = Date.now();
   const dir = dataDir === IN_MEMORY ? null : resolve(dataDir);
@@ -174,6 +215,21 @@ async function startPglite(
     }
     cold = !existsSync(join(dir, 'PG_VERSION'));
     releaseLock = lockDataDir(dir);
+  }
+  let start: 'template' | 'prepared' | 'cold' | 'warm' = template ? 'template' : dir === null || cold ? 'cold' : 'warm';
+  if (dir !== null && cold && templateDir !== undefined) {
+    const unusable = unusableTemplate(templateDir);
+    if (unusable === null) {
+      try {
+        copyPgliteTemplate(templateDir, dir);
+        start = 'prepared';
+      } catch (e) {
+        releaseLock();
+        throw new ConfigError('TRELLIS_DATA_DIR', `cannot take the prepared database (${dir}): ${errorMessage(e)}`);
+      }
+    } else {
+      logger.info('pglite: no prepared data directory, running initdb', { reason: unusable });
+    }
   }
 
   let worker: PgliteWorker;
@@ -218,7 +274,7 @@ async function startPglite(
   }
   logger.info('pglite started', {
     dataDir: dir ?? IN_MEMORY,
-    start: template ? 'template' : dir === null || cold ? 'cold' : 'warm',
+    start,
     startMs: worker.startMs,
     readyMs: Date.now() - t0,
   });

@@ -1,6 +1,28 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { requireText, requireUuid } from './guards';
 import { ActionEntity } from './entities';
+import { hotQuery } from './prepared';
+
+const lockActionSqlOf = new WeakMap<DataSource, string>();
+
+/**
+ * The inbox entry and the action's row lock, the action's columns named (a prepared statement must
+ * not select `a.*`: see ./prepared.ts); built once per data source from the entity's columns.
+ */
+function lockActionSql(manager: EntityManager): string {
+  let sql = lockActionSqlOf.get(manager.connection);
+  if (sql === undefined) {
+    const columns = manager.connection.getMetadata(ActionEntity).columns.map((c) => `a."${c.databaseName}"`).join(', ');
+    // A data-modifying WITH runs to completion whether or not the SELECT finds the row.
+    sql = `WITH fresh AS (
+       INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())
+       ON CONFLICT (consumer, message_id) DO NOTHING
+       RETURNING message_id)
+     SELECT ${columns}, (SELECT count(*) FROM fresh)::int AS inbox_fresh FROM actions a WHERE a.id = $3 FOR UPDATE`;
+    lockActionSqlOf.set(manager.connection, sql);
+  }
+  return sql;
+}
 
 /**
  * Records that `consumer` applied the message `messageId`, in the caller's transaction. Returns false
@@ -12,7 +34,8 @@ import { ActionEntity } from './entities';
 export async function markProcessed(manager: EntityManager, consumer: string, messageId: string): Promise<boolean> {
   requireText('consumer', consumer, 64);
   requireUuid('messageId', messageId);
-  const rows: unknown[] = await manager.query(
+  const rows: unknown[] = await hotQuery(
+    manager,
     `INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())
      ON CONFLICT (consumer, message_id) DO NOTHING
      RETURNING message_id`,
@@ -35,13 +58,9 @@ export async function markProcessedAndLockAction(
   requireText('consumer', consumer, 64);
   requireUuid('messageId', messageId);
   requireUuid('actionId', actionId);
-  // A data-modifying WITH runs to completion whether or not the SELECT finds the row.
-  const rows: Array<Record<string, unknown> & { inbox_fresh: number }> = await manager.query(
-    `WITH fresh AS (
-       INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())
-       ON CONFLICT (consumer, message_id) DO NOTHING
-       RETURNING message_id)
-     SELECT a.*, (SELECT count(*) FROM fresh)::int AS inbox_fresh FROM actions a WHERE a.id = $3 FOR UPDATE`,
+  const rows: Array<Record<string, unknown> & { inbox_fresh: number }> = await hotQuery(
+    manager,
+    lockActionSql(manager),
     [consumer, messageId, actionId],
   );
   if (rows.length > 0) {

@@ -1,6 +1,7 @@
 export * from './entities';
 export { ALL_MIGRATIONS } from './migrations';
 export {
+  buildPgliteTemplateDir,
   createPgliteTemplate,
   IN_MEMORY,
   openDatabase,
@@ -11,10 +12,12 @@ export {
   type OpenDatabaseOptions,
 } from './database';
 export { runMigrationsLocked } from './migrate';
+export { TEMPLATE_MANIFEST, type PgliteTemplateManifest } from './pglite-template';
 export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
 export { afterCommit } from './after-commit';
+export { hotQuery, usePreparedStatements, usesPreparedStatements } from './prepared';
 export { isDatabaseUnavailable, untilDatabaseAnswers, type Queryable } from './unavailable';
-export { addToOutbox, outboxStats, purgePublishedOutbox, type OutboxStats } from './outbox/outbox';
+export { addToOutbox, outboxStats, purgePublishedOutbox, type AddToOutboxOptions, type OutboxStats, type SqlStatement } from './outbox/outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
 export { markProcessed, markProcessedAndLockAction } from './inbox';
 export {

@@ -21,9 +21,10 @@ const describe = (e) => String((e && e.message) || e);
 
 async function start() {
   const t0 = Date.now();
+  const options = { startParams: [...PGlite.defaultStartParams, ...workerData.startParams] };
   db = workerData.template
-    ? new PGlite({ loadDataDir: new Blob([workerData.template]) })
-    : workerData.dataDir ? new PGlite(workerData.dataDir) : new PGlite();
+    ? new PGlite({ ...options, loadDataDir: new Blob([workerData.template]) })
+    : workerData.dataDir ? new PGlite(workerData.dataDir, options) : new PGlite(options);
   await db.waitReady;
   const startMs = Date.now() - t0;
   server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: workerData.maxConnections });
@@ -60,6 +61,26 @@ parentPort.on('message', async (request) => {
 
 start().catch((e) => send({ type: 'failed', request: 'start', message: describe(e) }));
 `;
+
+/**
+ * PostgreSQL settings for PGlite, on top of PGlite's own start parameters. PGlite keeps shared memory
+ * and every backend structure inside its WebAssembly memory, which never shrinks, and initdb sizes
+ * them for a server (shared_buffers 160 MB): most of the resident memory of a PGlite opening an
+ * existing data directory. One session runs one query at a time here, and the
+ * operating system's page cache still holds the data files, so a small buffer pool costs little.
+ * Measured in BENCHMARKS.md (footprint).
+ */
+export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '8MB',
+  temp_buffers: '1MB',
+  wal_buffers: '256kB',
+  // single-user mode: one backend, whatever pglite-socket multiplexes into it; the arrays sized per
+  // connection shrink with this (5-8 MB less at the footprint benchmark's peak)
+  max_connections: '4',
+  // the shared lock table is max_locks_per_transaction × max_connections slots: 1,024, as many
+  // relations and advisory locks as one transaction could want, in a fraction of a megabyte
+  max_locks_per_transaction: '256',
+};
 
 type Reply =
   | { type: 'ready'; port: number; startMs: number }
@@ -104,6 +125,7 @@ export class PgliteWorker {
         dataDir: options.dataDir,
         template: options.template ?? null,
         maxConnections: options.maxConnections,
+        startParams: Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
       },
     });
     // only our own listeners may go: Worker keeps internal ones that deliver later messages

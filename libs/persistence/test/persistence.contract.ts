@@ -52,6 +52,36 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
         const rows: { name: string }[] = await ds.query('SELECT name FROM migrations ORDER BY id');
         expect(rows.map((r) => r.name)).toEqual(ALL_MIGRATIONS.map((m) => m.name));
       });
+
+      it("fill nodes.placement_zone for the rows already there, and PostgreSQL keeps it on every write (the zone nodeZone reads)", async () => {
+        // back to the schema before migration 1795970000000, rows written there, then migrated again
+        const from = ALL_MIGRATIONS.findIndex((m) => m.name === 'NodePlacementZone1795970000000');
+        expect(from).toBeGreaterThan(0);
+        for (let i = ALL_MIGRATIONS.length; i > from; i--) await ds.undoLastMigration();
+        const profile = randomUUID();
+        const data = [{ placement: { zone: 'az1', host: 'h' } }, { placement: { zone: 7 } }, { placement: {} }, {}, { placement: { zone: '' } }];
+        const ids = data.map(() => randomUUID());
+        try {
+          await ds.query(`INSERT INTO profiles (id, name, type, spec, project, "user", created_at) VALUES ($1, 'p', 'os.nova.server-1.0', '{}', 'p', 'u', now())`, [profile]);
+          for (const [i, d] of data.entries()) {
+            await ds.query(`INSERT INTO nodes (id, name, profile_id, project, "user", status, data) VALUES ($1, $2, $3, 'p', 'u', 'ACTIVE', $4)`, [ids[i], `n${i}`, profile, d]);
+          }
+        } finally {
+          expect(await runMigrationsLocked(ds, silentLogger)).toEqual(ALL_MIGRATIONS.slice(from).map((m) => m.name));
+        }
+        const zones = async () => {
+          const rows: Array<{ id: string; placement_zone: string | null }> = await ds.query('SELECT id, placement_zone FROM nodes WHERE id = ANY($1)', [ids]);
+          return ids.map((id) => rows.find((r) => r.id === id)?.placement_zone);
+        };
+        expect(await zones()).toEqual(['az1', null, null, null, '']);
+        // down and up again leave the schema TypeORM expects (the column's expression in typeorm_metadata)
+        expect((await ds.driver.createSchemaBuilder().log()).upQueries.map((q) => q.query)).toEqual([]);
+        await ds.query(`UPDATE nodes SET data = jsonb_set(data, '{placement}', '{"zone": "az2"}') WHERE id = $1`, [ids[1]]);
+        await ds.query(`UPDATE nodes SET data = '{}' WHERE id = $1`, [ids[0]]);
+        expect(await zones()).toEqual([null, 'az2', null, null, '']);
+        await ds.query('DELETE FROM nodes WHERE id = ANY($1)', [ids]);
+        await ds.query('DELETE FROM profiles WHERE id = $1', [profile]);
+      });
     });
 
     describe('inTransaction', () => {
@@ -144,6 +174,34 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           published_at: null,
           attempts: 0,
         });
+      });
+
+      it('writes the statements given `with` it in the outbox row’s statement, all or nothing with the transaction', async () => {
+        const insert = `INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())`;
+        const stamp = `UPDATE processed_messages SET consumer = $2 WHERE consumer = $1`;
+        const [a, b] = [randomUUID(), randomUUID()];
+        const count = async (consumer: string) =>
+          ((await ds.query('SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1', [consumer])) as Array<{ n: number }>)[0].n;
+
+        await expect(
+          inTransaction(ds, async (tx) => {
+            await addToOutbox(tx, message(), { with: [{ text: insert, params: ['with-test', a] }] });
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        expect([await count('with-test'), await ds.manager.count(OutboxEntity)]).toEqual([0, 0]);
+
+        const m = message();
+        const written = await inTransaction(ds, (tx) =>
+          addToOutbox(tx, m, { with: [{ text: insert, params: ['with-test', a] }, { text: insert, params: ['with-test', b] }] }),
+        );
+        expect(written).toBe(true);
+        expect(await count('with-test')).toBe(2);
+        expect((await ds.manager.find(OutboxEntity)).map((r) => [r.message_id, r.payload])).toEqual([[m.messageId, m.body]]);
+
+        // a message already in the outbox is not written again; the writes still are
+        expect(await inTransaction(ds, (tx) => addToOutbox(tx, m, { with: [{ text: stamp, params: ['with-test', 'with-done'] }] }))).toBe(false);
+        expect([await count('with-test'), await count('with-done'), await ds.manager.count(OutboxEntity)]).toEqual([0, 2, 1]);
       });
 
       it('stores a JSON array body as an array', async () => {
@@ -269,7 +327,26 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
             if (!runner) seen.push(sql.replace(/\s+/g, ' ').trim());
             return original(...args);
           });
-          return { seen, restore: () => spy.mockRestore() };
+          // hotQuery's named statements outside a transaction go to the pg pool itself (PostgreSQL only)
+          const pool = (ds.driver as unknown as { master?: { query: (...a: unknown[]) => unknown } }).master;
+          let poolSpy: jest.SpyInstance | null = null;
+          if (pool && typeof pool.query === 'function') {
+            const originalPoolQuery = pool.query.bind(pool);
+            poolSpy = jest.spyOn(pool, 'query').mockImplementation((...args: unknown[]) => {
+              const config = args[0] as { name?: unknown; text?: unknown } | null;
+              if (config && typeof config === 'object' && typeof config.name === 'string' && typeof config.text === 'string') {
+                seen.push(config.text.replace(/\s+/g, ' ').trim());
+              }
+              return originalPoolQuery(...args);
+            });
+          }
+          return {
+            seen,
+            restore: () => {
+              spy.mockRestore();
+              poolSpy?.mockRestore();
+            },
+          };
         };
 
         it('publishes a row as soon as its transaction commits, with one statement and no polling', async () => {

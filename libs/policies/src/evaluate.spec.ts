@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { EvaluationInput, EvaluationInputError, evaluate as evaluateWithoutDefaults } from './evaluate';
 import { evaluateAtTestTime as evaluate } from './testing/fixed-time';
 
@@ -200,5 +201,26 @@ describe('time is an input', () => {
   it('refuses a decision that does not say what time it is', () => {
     expect(() => evaluateWithoutDefaults({ policies: [] })).toThrow(new EvaluationInputError('now', 'is required (an ISO time)'));
     expect(evaluateWithoutDefaults({ policies: [], now: '2026-01-01T00:00:00Z' }).status).toBe('OK');
+  });
+});
+
+describe('the plan maps every candidate to the zone of the last node with its id', () => {
+  // ids from a small alphabet: shared buckets, duplicated nodes, candidates named twice or not in the cluster
+  const id = fc.oneof(fc.constantFrom('n1', 'n2', 'm1', 'n11', 'x'), fc.stringMatching(/^n[0-9]{1,3}$/));
+  const zoneOf = fc.constantFrom('az1', 'az2', undefined);
+  it('for any number of candidates, with and without the decision zone index', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(id, zoneOf), { maxLength: 60 }), fc.array(id, { maxLength: 40 }), fc.boolean(), (members, candidates, scaleIn) => {
+        const clusterNodes = members.map(([nid, zone]) => ({ id: nid, status: 'ACTIVE', created_at: '2024-01-01T00:00:00Z', data: zone ? { placement: { zone } } : {} }));
+        const action = scaleIn
+          ? { action: 'CLUSTER_SCALE_IN', inputs: {}, data: { deletion: { count: candidates.length, candidates } } }
+          : { action: 'CLUSTER_DEL_NODES', inputs: { candidates } };
+        const out = evaluate({ ...base(action, []), cluster: { id: 'c1', min_size: 0, max_size: -1, desired_capacity: clusterNodes.length, profile, nodes: clusterNodes } });
+        if (out.plan?.error) return;
+        const last = new Map(clusterNodes.map((n) => [n.id, (n.data as { placement?: { zone: string } }).placement?.zone ?? null]));
+        expect(out.plan!.delete).toEqual(candidates.map((c) => ({ node_id: c, zone: last.get(c) ?? null })));
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

@@ -3,10 +3,12 @@ import { CloudChange, CloudFacts, InMemoryCloud } from './framework/cloud';
 import { AttachedPolicy, Policy } from './framework/policy';
 import { seededIdFactory, seededRandom } from './framework/random';
 import { PolicyRegistry, PolicyTypeNotFoundError } from './framework/registry';
-import { ActionData, BindingSnapshot, ClusterSnapshot, NodeSnapshot, PolicyAction } from './framework/types';
+import { ActionData, BindingSnapshot, ClusterSnapshot, ClusterSummary, NodeSnapshot, PolicyAction, VictimOrder } from './framework/types';
+import { IncompleteSnapshotError } from './framework/summary';
 import { PolicyPlan, buildPolicyPlan } from './plan/policy-plan';
 import { BUILTIN_POLICY_TYPES } from './builtins';
 import { DEFAULT_MAX_NODES_PER_CLUSTER } from './resize/resize';
+import { parseTimestamp } from './resize/victims';
 import { DecisionIndex } from './resize/zone-index';
 import { isPlainObject } from './schema/py-format';
 import { SchemaError, pyInt } from './schema/schema';
@@ -42,6 +44,8 @@ export interface EvaluationInput {
     desired_capacity?: number;
     profile?: { type?: string; spec?: Record<string, unknown> };
     nodes?: EvaluationNodeInput[];
+    /** the node list is summarised: `nodes` holds only the nodes this says (framework/summary.ts) */
+    summary?: ClusterSummary;
   };
   cloud?: CloudFacts | null;
   action?: { action?: string; target?: string | null; inputs?: Record<string, unknown>; data?: ActionData };
@@ -111,6 +115,8 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   const policies = input.policies ?? [];
   if (!Array.isArray(policies)) throw new EvaluationInputError('policies', 'must be a list');
 
+  if (cluster.summary && hook !== 'pre_op') throw new IncompleteSnapshotError(`the ${hook} hook is evaluated on the whole node list`);
+
   if (hook === 'attach' || hook === 'detach') {
     if (policies.length !== 1) throw new EvaluationInputError('policies', `${hook} takes exactly one policy, got ${policies.length}`);
     const policy = buildPolicy(registry, policies[0], 0);
@@ -125,9 +131,12 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
     return { policy, binding: readBinding(p, i, policy), priority: p.priority };
   });
   const when = hook === 'pre_op' ? 'BEFORE' : 'AFTER';
+  const builtinOnly = bindings.every((b) => isBuiltin(b.policy));
+  // a plugin's hook may read every node: it never decides on a partial list
+  if (cluster.summary && !builtinOnly) throw new IncompleteSnapshotError('a plugin policy is attached; it sees the whole node list');
   // One zone index for the decision, shared by the hooks and the plan. Only built-in policies run
   // with it: they never change the snapshot, whereas a plugin's hook might move a node between zones.
-  const zones = bindings.every((b) => isBuiltin(b.policy)) ? new DecisionIndex(cluster.nodes) : undefined;
+  const zones = builtinOnly ? new DecisionIndex(cluster.nodes) : undefined;
   const chain = runChain(bindings, when, action, { cluster, cloud, random, now, maxNodesPerCluster, zones });
   const plan =
     hook === 'pre_op'
@@ -144,8 +153,10 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   };
 }
 
+const BUILTIN_CLASSES = new Set<unknown>(BUILTIN_POLICY_TYPES);
+
 function isBuiltin(policy: Policy): boolean {
-  return (BUILTIN_POLICY_TYPES as unknown[]).includes(policy.constructor);
+  return BUILTIN_CLASSES.has(policy.constructor);
 }
 
 function attach(
@@ -285,7 +296,7 @@ function readSeed(seed: unknown): number {
 /** Time is an input: the caller says what "now" is (the engine its clock, a dry-run the request's or its clock). */
 function readNow(now: Date | string | number | undefined): number {
   if (now === undefined || now === null) throw new EvaluationInputError('now', 'is required (an ISO time)');
-  const t = now instanceof Date ? now.getTime() : typeof now === 'number' ? now : Date.parse(now);
+  const t = now instanceof Date ? now.getTime() : typeof now === 'number' ? now : typeof now === 'string' ? parseTimestamp(now) : Date.parse(now);
   if (!Number.isFinite(t)) throw new EvaluationInputError('now', `'${String(now)}' is not an ISO time`);
   return t;
 }
@@ -308,15 +319,60 @@ function readCluster(raw: EvaluationInput['cluster']): ClusterSnapshot {
   if (!isPlainObject(spec)) throw new EvaluationInputError('cluster.profile.spec', 'must be an object');
   let type = profile.type;
   if (type === undefined) type = spec.type !== undefined ? `${String(spec.type)}-${formatSpecVersion(spec.version ?? '1.0')}` : '';
-  return {
+  const summary = c.summary === undefined || c.summary === null ? undefined : readSummary(c.summary, nodes.length);
+  const cluster: ClusterSnapshot = {
     id: c.id ?? '',
     name: c.name ?? '',
     min_size: readSize(c.min_size, 'cluster.min_size', 0),
     max_size: readSize(c.max_size, 'cluster.max_size', -1),
-    desired_capacity: readSize(c.desired_capacity, 'cluster.desired_capacity', nodes.length),
+    desired_capacity: readSize(c.desired_capacity, 'cluster.desired_capacity', summary ? summary.node_count : nodes.length),
     profile: { type, spec },
     nodes,
   };
+  if (summary) cluster.summary = summary;
+  return cluster;
+}
+
+const count = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+function readSummary(raw: unknown, listedNodes: number): ClusterSummary {
+  if (!isPlainObject(raw)) throw new EvaluationInputError('cluster.summary', 'must be an object');
+  const s = raw as Record<string, unknown>;
+  for (const key of ['node_count', 'active_count', 'listed']) {
+    if (!count(s[key])) throw new EvaluationInputError(`cluster.summary.${key}`, 'must be a non-negative integer');
+  }
+  const nodeCount = s.node_count as number;
+  if (nodeCount < listedNodes) throw new EvaluationInputError('cluster.summary.node_count', `is ${nodeCount}, but cluster.nodes lists ${listedNodes}`);
+  if (!Array.isArray(s.zones)) throw new EvaluationInputError('cluster.summary.zones', 'must be a list');
+  let zoned = 0;
+  const zones = s.zones.map((z: unknown, i: number) => {
+    const path = `cluster.summary.zones[${i}]`;
+    if (!isPlainObject(z)) throw new EvaluationInputError(path, 'must be an object');
+    const e = z as Record<string, unknown>;
+    if (typeof e.name !== 'string') throw new EvaluationInputError(`${path}.name`, 'must be a string');
+    if (!count(e.nodes)) throw new EvaluationInputError(`${path}.nodes`, 'must be a non-negative integer');
+    if (!count(e.active)) throw new EvaluationInputError(`${path}.active`, 'must be a non-negative integer');
+    zoned += e.nodes;
+    if (e.listed === undefined) return { name: e.name, nodes: e.nodes, active: e.active };
+    if (!count(e.listed)) throw new EvaluationInputError(`${path}.listed`, 'must be a non-negative integer');
+    return { name: e.name, nodes: e.nodes, active: e.active, listed: e.listed };
+  });
+  if (zoned > nodeCount) throw new EvaluationInputError('cluster.summary.zones', `count ${zoned} nodes, more than node_count ${nodeCount}`);
+  if (!distinctNames(zones)) throw new EvaluationInputError('cluster.summary.zones', 'name a zone twice');
+  const orders = s.orders;
+  if (!Array.isArray(orders) || !orders.every((o) => o === 'oldest' || o === 'youngest' || o === 'profile')) {
+    throw new EvaluationInputError('cluster.summary.orders', "must be a list of 'oldest', 'youngest', 'profile'");
+  }
+  return { node_count: nodeCount, active_count: s.active_count as number, zones, listed: s.listed as number, orders: orders as VictimOrder[] };
+}
+
+/** A handful of zones are compared in pairs: a set would hash every fresh name. */
+function distinctNames(zones: ReadonlyArray<{ name: string }>): boolean {
+  if (zones.length > 16) return new Set(zones.map((z) => z.name)).size === zones.length;
+  for (let i = 1; i < zones.length; i++) {
+    for (let j = 0; j < i; j++) if (zones[i].name === zones[j].name) return false;
+  }
+  return true;
 }
 
 function readAction(raw: EvaluationInput['action'], cluster: ClusterSnapshot): PolicyAction {

@@ -9,6 +9,7 @@ export * from './framework/policy';
 export * from './framework/drift';
 export * from './framework/registry';
 export * from './framework/chain';
+export * from './framework/summary';
 export * from './resize/resize';
 export * from './resize/victims';
 export * from './affinity/plan';

@@ -16,8 +16,13 @@ export interface Infrastructure {
   close(): Promise<void>;
 }
 
-export async function openInfrastructure(config: TrellisConfig, logger: Logger): Promise<Infrastructure> {
-  const database = await openDatabase(config.database, logger.child({ component: 'database' }));
+export interface InfrastructureOptions {
+  /** a prepared PGlite data directory to copy into an empty TRELLIS_DATA_DIR (the embedded default's) */
+  pgliteTemplateDir?: string;
+}
+
+export async function openInfrastructure(config: TrellisConfig, logger: Logger, options: InfrastructureOptions = {}): Promise<Infrastructure> {
+  const database = await openDatabase(config.database, logger.child({ component: 'database' }), { pgliteTemplateDir: options.pgliteTemplateDir });
   let bus: MessageBus;
   try {
     bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit }, logger.child({ component: 'bus' }));

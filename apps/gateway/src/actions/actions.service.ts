@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { badRequest, conflict } from '@trellis/common';
 import { requireVersion } from '../core/api-version';
-import { toBool } from '../shared/body';
+import { stringField, toBool } from '../shared/body';
 import { ActionEntity, ClusterEntity } from '@trellis/persistence/entities';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
@@ -69,12 +69,13 @@ export class ActionsService {
    */
   async cancel(req: ApiRequest, identity: string, body: unknown, query: Record<string, unknown>): Promise<string> {
     requireVersion(req.version, '1.12');
-    // the status as given, absent or not: it is judged once the action is found, and the message quotes it
-    const { status } = ActionUpdateBody.open(body);
+    // Senlin coerces the status to text with the request (a map or a list is a 400 before any
+    // lookup); whether it is one an action can be set to is judged once the action is found
+    const status = stringField(ActionUpdateBody.open(body).status, 'status');
     if (query.force !== undefined) toBool(query.force);
     return this.uow.run(async (tx) => {
       const action = await mustFind(tx.manager, ActionEntity, 'action', identity, { project: req.caller.projectId });
-      if (status !== 'CANCELLED') throw badRequest(`Unknown status ${String(status)} for action ${identity}`);
+      if (status !== 'CANCELLED') throw badRequest(`Unknown status ${status} for action ${identity}`);
       const [locked] = await tx.manager.query('SELECT status FROM actions WHERE id = $1 FOR UPDATE', [action.id]) as Array<{ status: string }>;
       if (!CANCELLABLE.includes(locked.status)) {
         const expected = `(${CANCELLABLE.map((s) => `'${s}'`).join(', ')})`;

@@ -3,14 +3,17 @@ import { badRequest, conflict, notFound } from '@trellis/common';
 import { ClusterEntity, ClusterPolicyEntity, NodeEntity, PolicyEntity, ProfileEntity } from '@trellis/persistence/entities';
 import { In } from 'typeorm';
 import type { ClusterActionName } from '@trellis/contracts';
-import { ActionSubmitter } from '../actions/action-submitter';
+import { ActionSubmitter, type EarlyChecks } from '../actions/action-submitter';
 import { DecisionsService } from '../decisions/decisions.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
 import { CHANGE_IN_PERCENTAGE, checkResizeParams, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
 import { UnitOfWork, type Tx } from '../infra/unit-of-work';
-import { pyList, type Json } from '../shared/body';
+import { pyList, show, type Json } from '../shared/body';
 import { lookup, lookupMany, mustFind } from '../shared/lookup';
+import { isUuid } from '../shared/list-query';
+import { Holds } from '../shared/holds';
+import { findByIdWith } from '../infra/persistence.adapter';
 import {
   AddNodesAction,
   ClusterActionRequest,
@@ -50,6 +53,9 @@ export class ClusterActionsService {
     private readonly decisions: DecisionsService,
   ) {}
 
+  /** per cluster, the scaling request of this gateway that checks it or acts on it (perform) */
+  private readonly passed = new Holds();
+
   /**
    * `?dry_run=true`: the same request checks, then the decision the engine would make — plan and
    * trace — without storing an action or touching Nova.
@@ -70,9 +76,41 @@ export class ClusterActionsService {
     });
   }
 
-  async perform(req: ApiRequest, identity: string, body: unknown): Promise<string> {
+  /** `read`: the cluster as the caller has just read it (a webhook's), so the early refusals need not read it again */
+  async perform(req: ApiRequest, identity: string, body: unknown, read?: ClusterEntity): Promise<string> {
     const [key, data] = pickAction(body, req);
     if (key === 'complete_lifecycle') return this.completeLifecycle(req, data);
+    // Scaling is what alarms send, many at once and again while the first runs: the refusals are
+    // found on committed rows first, in the order the locked path would find them (not found,
+    // bad request, limits, conflicts), so they never queue for the cluster's lock.
+    if (key !== 'scale_out' && key !== 'scale_in') return this.submit(req, identity, key, data, false);
+    if (this.uow.inJoinedTransaction) {
+      // an RPC write's (or a REST request's with an Idempotency-Key): after the key's claim, in its transaction
+      await this.refuseEarly(req, identity, key, data, read);
+      return this.submit(req, identity, key, data, true);
+    }
+    // A storm's repeats for one cluster would all pass the early checks while the first is still
+    // running (it has not committed), then queue on the cluster's row lock, each in a transaction
+    // of its own, to be refused under it. So in this gateway a request checks a cluster nobody
+    // holds holding it, until it is refused or its transaction ends; the requests that find it
+    // held wait, holding nothing, and then check all at once (one holds it again): the action is
+    // committed by then, and they are refused in one statement each. One that passes without
+    // holding it takes it before going on, or waits and checks again.
+    const cluster = `${req.caller.projectId}/${identity}`;
+    for (;;) {
+      await this.passed.free(cluster);
+      let release = this.passed.take(cluster);
+      try {
+        await this.refuseEarly(req, identity, key, data, read);
+        release ??= this.passed.take(cluster);
+        if (release) return await this.submit(req, identity, key, data, true);
+      } finally {
+        release?.();
+      }
+    }
+  }
+
+  private submit(req: ApiRequest, identity: string, key: ActionKey, data: Json, prechecked: boolean): Promise<string> {
     return this.uow.run(async (tx) => {
       // Locked as it is read (the submitter's conflict checks need the lock anyway): the request
       // checks then judge the cluster as it stays until this transaction ends.
@@ -85,9 +123,35 @@ export class ClusterActionsService {
         inputs: planned.inputs,
         timeout: cluster.timeout,
         targetLocked: true,
+        prechecked,
       });
       return action.id;
     });
+  }
+
+  /**
+   * A scaling request's refusals from committed rows, before any transaction of its own (a
+   * refusal then costs no BEGIN and ROLLBACK, and an accepted request no more statements than
+   * before); inside the caller's when one is open (an RPC write's idempotency claim). A cluster
+   * named by its id is read with the checks in one statement.
+   */
+  private async refuseEarly(req: ApiRequest, identity: string, key: 'scale_out' | 'scale_in', data: Json, read?: ClusterEntity): Promise<void> {
+    const manager = this.uow.manager;
+    const project = req.caller.projectId;
+    const action = key === 'scale_out' ? 'CLUSTER_SCALE_OUT' : 'CLUSTER_SCALE_IN';
+    if (!read && isUuid(identity)) {
+      const id = identity.toLowerCase();
+      let checks: EarlyChecks | undefined;
+      const found = await findByIdWith(manager, ClusterEntity, id, { project }, (first) => (checks = this.submitter.earlyChecks(req, { action, target: id, clusterId: id }, first)));
+      if (found) {
+        this.scale(found.row, key, data);
+        checks!.judge(found.raw);
+        return;
+      }
+    }
+    const current = read ?? (await mustFind(manager, ClusterEntity, 'cluster', identity, { project }));
+    this.scale(current, key, data);
+    await this.submitter.refuseEarly(manager, req, { action, target: current.id, clusterId: current.id });
   }
 
   /**
@@ -270,7 +334,7 @@ function recoverParams(data: Json): Record<string, unknown> {
   }
   const inputs: Record<string, unknown> = { ...data };
   if (data.operation !== undefined && data.operation !== null) {
-    const op = String(data.operation);
+    const op = show(data.operation);
     if (!RECOVERY_OPERATIONS.includes(op.toUpperCase())) {
       throw badRequest(`Operation value '${op}' has to be one of the following: ${RECOVERY_OPERATIONS.join(', ')}.`);
     }

@@ -1,11 +1,17 @@
 import { ClusterEntity, ProfileEntity } from '@trellis/persistence/entities';
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { JsonText } from '../core/json-text';
 import { clusterView } from '../shared/views';
 
 /**
  * Cluster responses with their profile name, node ids and binding ids, loaded in three queries.
- * Ids come grouped per cluster from PostgreSQL (array_agg): a list of 1,000 clusters of 100 nodes
- * reads 1,000 rows, not 100,000 node entities.
+ * Ids come grouped per cluster from PostgreSQL: a list of 1,000 clusters of 100 nodes reads 1,000
+ * rows, not 100,000 node entities. Each cluster's ids come as the text of a JSON array, which the
+ * answer carries as it is (JsonText): not as text[] (array_agg), which the driver parses character
+ * by character (about 2 µs per id), nor as json (json_agg), which it parses into strings the answer
+ * only writes out again. For uuids, which need no escaping, `array_to_json` writes the very text
+ * `JSON.stringify` would (json_agg puts a space after each comma). The node ids come from the
+ * (cluster_id, index, id) index alone.
  */
 export async function clusterViews(manager: EntityManager, clusters: ClusterEntity[]) {
   if (clusters.length === 0) return [];
@@ -13,18 +19,18 @@ export async function clusterViews(manager: EntityManager, clusters: ClusterEnti
   // One after the other: inside a transaction they share one connection.
   const nodeIds = await idsByCluster(
     manager,
-    `SELECT cluster_id, array_agg(id::text ORDER BY index, id) AS ids FROM nodes WHERE cluster_id = ANY($1::uuid[]) GROUP BY cluster_id`,
+    `SELECT cluster_id, array_to_json(array_agg(id ORDER BY index, id))::text AS ids FROM nodes WHERE cluster_id = ANY($1::uuid[]) GROUP BY cluster_id`,
     ids,
   );
   const bindingIds = await idsByCluster(
     manager,
-    `SELECT cluster_id, array_agg(id::text ORDER BY priority, attached_at, id) AS ids FROM cluster_policies WHERE cluster_id = ANY($1::uuid[]) GROUP BY cluster_id`,
+    `SELECT cluster_id, array_to_json(array_agg(id ORDER BY priority, attached_at, id))::text AS ids FROM cluster_policies WHERE cluster_id = ANY($1::uuid[]) GROUP BY cluster_id`,
     ids,
   );
-  const profiles = await manager.getRepository(ProfileEntity).find({
-    select: { id: true, name: true },
-    where: { id: In([...new Set(clusters.map((c) => c.profile_id))]) },
-  });
+  // a statement, not a repository's find: TypeORM's query building was most of this lookup's cost
+  const profiles: Array<Pick<ProfileEntity, 'id' | 'name'>> = await manager.query(`SELECT id, name FROM profiles WHERE id = ANY($1::uuid[])`, [
+    [...new Set(clusters.map((c) => c.profile_id))],
+  ]);
   const profileName = new Map(profiles.map((p) => [p.id, p.name]));
   return clusters.map((c) =>
     clusterView(c, {
@@ -35,9 +41,9 @@ export async function clusterViews(manager: EntityManager, clusters: ClusterEnti
   );
 }
 
-async function idsByCluster(manager: EntityManager, sql: string, clusterIds: string[]): Promise<Map<string, string[]>> {
-  const rows: Array<{ cluster_id: string; ids: string[] }> = await manager.query(sql, [clusterIds]);
-  return new Map(rows.map((r) => [r.cluster_id, r.ids]));
+async function idsByCluster(manager: EntityManager, sql: string, clusterIds: string[]): Promise<Map<string, JsonText<string[]>>> {
+  const rows: Array<{ cluster_id: string; ids: string }> = await manager.query(sql, [clusterIds]);
+  return new Map(rows.map((r) => [r.cluster_id, new JsonText<string[]>(r.ids)]));
 }
 
 export async function clusterViewOf(manager: EntityManager, cluster: ClusterEntity) {

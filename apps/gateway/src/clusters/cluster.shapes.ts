@@ -1,7 +1,7 @@
 import { badRequest } from '@trellis/common';
 import { CLEANUP_FAILED_NODES_KEY } from '@trellis/decisions';
 import { ADJUSTMENT_TYPES } from '../infra/policies.adapter';
-import { isMap, mapValue, stringListValue, type Json } from '../shared/body';
+import { isMap, mapValue, show, stringListValue, type Json } from '../shared/body';
 import {
   EnvelopedBody,
   FREE_MAP,
@@ -103,7 +103,7 @@ function replaceMap(value: unknown): Record<string, string> {
   const map: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
     if (v === null || v === undefined) throw badRequest(`Field \`nodes[${k}]' cannot be None`);
-    map[k] = String(v);
+    map[k] = show(v);
   }
   if (new Set(Object.values(map)).size !== Object.values(map).length) throw badRequest('Map contains duplicated values');
   return map;

@@ -1,5 +1,6 @@
 import { ActionEntity, ClusterPolicyEntity, EventEntity, NodeEntity, OutboxEntity, PolicyEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
+import { sortKeys } from '../core/sorted-json';
 import { NOVA_PROFILE_SPEC, PROJECT_A, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 
 const actionIdOf = (location: string) => location.split('/actions/')[1];
@@ -463,6 +464,17 @@ describe('profiles, clusters and scaling (issue 2)', () => {
       expect(byId.get(empty.id)).toMatchObject({ nodes: [], policies: [] });
       const shown = await alice().get(`/v1/clusters/${a.id}`);
       expect(shown.body.cluster).toMatchObject({ nodes: [a1.id, a2.id, a3.id], policies: [late.id] });
+
+      // the ids are spliced into the answer as PostgreSQL wrote them: the bytes and headers are
+      // those of any other answer (compact JSON, keys sorted, a Content-Length and an ETag)
+      const profiles = await alice().get('/v1/profiles');
+      for (const res of [listed, shown]) {
+        expect(res.text).toBe(JSON.stringify(res.body, sortKeys));
+        expect(res.headers['content-type']).toBe(profiles.headers['content-type']);
+        expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+        expect(res.headers.etag).toMatch(/^W\/"[0-9a-f]+-[\w+/]{27}"$/);
+      }
+      expect(profiles.headers['content-type']).toBe('application/json; charset=utf-8');
     });
 
     it('lists nodes by cluster and refuses an unknown cluster', async () => {

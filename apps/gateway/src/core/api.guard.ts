@@ -39,7 +39,7 @@ export class ApiGuard implements CanActivate {
     res.setHeader(API_VERSION_HEADER, `${SERVICE_TYPE} ${ctx.version}`);
     res.append('Vary', API_VERSION_HEADER);
     ctx.caller = await authenticate(this.tokens, header(req, 'x-auth-token'));
-    this.rate.admitCaller(ctx.caller);
+    this.rate.admitCaller(ctx.caller, 'rest');
     return true;
   }
 }

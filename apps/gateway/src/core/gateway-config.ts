@@ -17,6 +17,12 @@ export interface GatewayConfig {
   requestsPerSecond: number;
   /** requests it may send at once before the rate applies (TRELLIS_REQUEST_BURST) */
   requestBurst: number;
+  /** unfinished actions one project may have when asked for over RPC or a webhook (TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT); 0: no limit */
+  maxRpcWebhookActionsPerProject: number;
+  /** a project's sustained RPC requests per second in this process, apart from REST (TRELLIS_RPC_REQUESTS_PER_SECOND); 0: no limit */
+  rpcRequestsPerSecond: number;
+  /** RPC requests it may send at once before the RPC rate applies (TRELLIS_RPC_REQUEST_BURST) */
+  rpcRequestBurst: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

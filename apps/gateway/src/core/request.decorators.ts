@@ -35,4 +35,11 @@ export interface ApiRequest {
    * this is for what depends on the request (`cloud_admin` for global_project and cross-project replay)
    */
   allows(rule: string): boolean;
+  /**
+   * where the request came from: REST (people; the default), RPC (other services) or a webhook
+   * trigger (alarms). The limits on unfinished actions differ (docs/SECURITY.md, Limits).
+   */
+  via?: RequestVia;
 }
+
+export type RequestVia = 'rest' | 'rpc' | 'webhook';

@@ -4,6 +4,7 @@ import { DomainError, badRequest, conflict, type AuthContext } from '@trellis/co
 import type { EntityManager } from 'typeorm';
 import { toWireJson } from '../core/sorted-json';
 import { UnitOfWork } from '../infra/unit-of-work';
+import { hotQuery } from '../infra/persistence.adapter';
 
 /** How long a key answers for its first request; later it may be used again (Stripe: 24 h). */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 3600;
@@ -70,7 +71,8 @@ export class IdempotentWrites {
       }
       const answer = await write();
       const kept: WriteAnswer = { status: answer.status, body: toWireJson(answer.body), location: answer.location, actionId: answer.actionId ?? null };
-      await tx.manager.query(
+      await hotQuery(
+        tx.manager,
         `UPDATE idempotency_keys SET response = $5, action_id = $6
           WHERE project = $1 AND user_id = $2 AND transport = $3 AND key = $4`,
         [id.project, id.user_id, id.transport, id.key, JSON.stringify(kept), kept.actionId],
@@ -116,7 +118,8 @@ async function stored(manager: EntityManager, id: KeyId): Promise<StoredKey | nu
  * row holds it; when that row's transaction is still open this waits for it to end.
  */
 async function claim(manager: EntityManager, id: KeyId, fingerprint: string): Promise<boolean> {
-  const rows: unknown[] = await manager.query(
+  const rows: unknown[] = await hotQuery(
+    manager,
     `INSERT INTO idempotency_keys (project, user_id, transport, key, fingerprint, action_id, response, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, NULL, NULL, clock_timestamp(), clock_timestamp() + make_interval(secs => $6))
      ON CONFLICT (project, user_id, transport, key) DO UPDATE

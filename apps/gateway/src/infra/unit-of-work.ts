@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '@trellis/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DATA_SOURCE, GATEWAY_LOGGER } from '../core/tokens';
-import { addToOutbox, inTransaction, type OutgoingMessage } from './persistence.adapter';
+import { addToOutbox, inTransaction, type OutgoingMessage, type SqlStatement } from './persistence.adapter';
 
 /**
  * One database transaction; outbox rows written through it go to the relay when it commits (the
@@ -11,7 +11,8 @@ import { addToOutbox, inTransaction, type OutgoingMessage } from './persistence.
  */
 export interface Tx {
   manager: EntityManager;
-  addToOutbox(message: OutgoingMessage): Promise<void>;
+  /** `writes` go to the database in the same statement as the outbox row (addToOutbox's `with`) */
+  addToOutbox(message: OutgoingMessage, writes?: readonly SqlStatement[]): Promise<void>;
 }
 
 /** The transaction of the `runAsOne` the current call runs in, if any. */
@@ -29,6 +30,11 @@ export class UnitOfWork {
     return joined.getStore()?.manager ?? this.dataSource.manager;
   }
 
+  /** Whether the current call runs in a `runAsOne`'s transaction (whose commit comes after it returns). */
+  get inJoinedTransaction(): boolean {
+    return joined.getStore() !== undefined;
+  }
+
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const open = joined.getStore();
     if (open) return work(open);
@@ -37,8 +43,8 @@ export class UnitOfWork {
       (manager) =>
         work({
           manager,
-          addToOutbox: async (message) => {
-            await addToOutbox(manager, message);
+          addToOutbox: async (message, writes) => {
+            await addToOutbox(manager, message, { with: writes });
           },
         }),
       { logger: this.logger },

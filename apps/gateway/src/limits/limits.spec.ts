@@ -39,7 +39,12 @@ function gatewayWith(env: Record<string, string>) {
 const node = (name: string, profile: string) => ({ node: { name, profile_id: profile } });
 
 describe('limits on unfinished actions', () => {
-  const { t, rest, rpc } = gatewayWith({ TRELLIS_MAX_ACTIONS_PER_PROJECT: '2', TRELLIS_MAX_ACTIONS: '3', TRELLIS_REQUESTS_PER_SECOND: '0' });
+  const { t, rest, rpc } = gatewayWith({
+    TRELLIS_MAX_ACTIONS_PER_PROJECT: '2',
+    TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT: '3',
+    TRELLIS_MAX_ACTIONS: '4',
+    TRELLIS_REQUESTS_PER_SECOND: '0',
+  });
   const actions = () => t.db.dataSource.getRepository(ActionEntity).find();
   let profileA: string;
   let profileB: string;
@@ -77,17 +82,25 @@ describe('limits on unfinished actions', () => {
     expect([...t.trusts.trusts.values()].map((trust) => trust.trustorUserId)).toEqual(['alice-id']);
   });
 
-  it('answers the same over RPC, with retry-after in the reply headers', async () => {
-    const reply = await rpc(TOKENS.alice, 'node.create', node('r1', profileA));
+  it("gives RPC requests (services, alarms) the project's larger RPC/webhook limit, counting every unfinished action; retry-after in the reply headers", async () => {
+    // REST is full at 2; the same project's RPC request still gets its third place
+    const accepted = await rpc(TOKENS.alice, 'node.create', node('r1', profileA));
+    expect(accepted.status).toBe(202);
+    const reply = await rpc(TOKENS.alice, 'node.create', node('r2', profileA));
     expect(reply).toMatchObject({ status: 429, error: { code: 429, type: 'ActionLimitExceeded' }, headers: { 'retry-after': '5' } });
-    expect(await actions()).toHaveLength(2);
+    expect(reply.error!.message).toBe(`Project ${PROJECT_A} has 3 unfinished actions, the most it may have at once; try again when one has finished.`);
+    expect(await actions()).toHaveLength(3);
+    // and REST is still refused at its own limit
+    expect((await rest(TOKENS.alice).post('/v1/nodes', node('n4', profileA))).status).toBe(429);
   });
 
   it('refuses any project once every project together has the most unfinished actions, and accepts again when one ends', async () => {
     await rest(TOKENS.bob).post('/v1/nodes', node('b1', profileB)).expect(202);
     const refused = await rest(TOKENS.bob).post('/v1/nodes', node('b2', profileB));
     expect(refused.status).toBe(429);
-    expect(refused.body.error.message).toBe('Trellis has 3 unfinished actions, the most it runs at once; try again later.');
+    expect(refused.body.error.message).toBe('Trellis has 4 unfinished actions, the most it runs at once; try again later.');
+    // RPC and webhooks meet the same overall limit
+    expect(await rpc(TOKENS.bob, 'node.create', node('b3', profileB))).toMatchObject({ status: 429, error: { type: 'ActionLimitExceeded' } });
     expect(await t.db.dataSource.getRepository(NodeEntity).countBy({ project: PROJECT_B })).toBe(1);
 
     const [first] = (await actions()).filter((a) => a.project === PROJECT_A);
@@ -102,12 +115,18 @@ describe('limits on unfinished actions', () => {
 });
 
 describe('the request rate of a project and of a webhook', () => {
-  // one request every 1000 s after a burst of 4: no refill happens while the test runs
-  const { t, rest, rpc } = gatewayWith({ TRELLIS_REQUESTS_PER_SECOND: '0.001', TRELLIS_REQUEST_BURST: '4' });
+  // one request every 1000 s after a burst of 4 (RPC: 3): no refill happens while the test runs
+  const { t, rest, rpc } = gatewayWith({
+    TRELLIS_REQUESTS_PER_SECOND: '0.001',
+    TRELLIS_REQUEST_BURST: '4',
+    TRELLIS_RPC_REQUESTS_PER_SECOND: '0.001',
+    TRELLIS_RPC_REQUEST_BURST: '3',
+  });
 
-  it("answers 429 with Retry-After once the project's burst is used, over REST and RPC alike; other projects go on", async () => {
-    for (let i = 0; i < 3; i++) await rest(TOKENS.alice).get('/v1/profiles').expect(200);
-    expect((await rpc(TOKENS.carol, 'profile.list')).status).toBe(200);
+  it("answers 429 with Retry-After once the project's burst is used, over REST and RPC each with its own bucket; other projects go on", async () => {
+    for (let i = 0; i < 4; i++) await rest(TOKENS.alice).get('/v1/profiles').expect(200);
+    // a service's RPC requests do not use up the people's REST burst, nor the other way round
+    for (let i = 0; i < 3; i++) expect((await rpc(TOKENS.carol, 'profile.list')).status).toBe(200);
     const refused = await rest(TOKENS.alice).get('/v1/profiles');
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(990);
@@ -119,6 +138,7 @@ describe('the request rate of a project and of a webhook', () => {
     });
     const overRpc = await rpc(TOKENS.reader, 'profile.list');
     expect(overRpc).toMatchObject({ status: 429, error: { type: 'RateLimitExceeded' } });
+    expect(overRpc.error!.message).toMatch(new RegExp(`^Too many requests for project ${PROJECT_A} over RPC: at most 0.001 a second, in bursts of up to 3;`));
     expect(Number(overRpc.headers['retry-after'])).toBeGreaterThan(990);
     await rest(TOKENS.bob).get('/v1/profiles').expect(200);
   });

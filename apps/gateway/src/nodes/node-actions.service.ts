@@ -7,7 +7,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import { requireVersion } from '../core/api-version';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
-import { isMap } from '../shared/body';
+import { isMap, show } from '../shared/body';
 import { mustFind } from '../shared/lookup';
 import { checkOperationParams, hasOperation } from '../profiles/profile-type';
 import { PROFILE_TYPES } from '../profiles/profile-types';
@@ -95,8 +95,8 @@ function recoverInputs(params: Record<string, unknown>): Record<string, unknown>
       delete params.operation_params;
       if (op.toUpperCase() === 'REBOOT') {
         if (!isMap(opParams)) throw badRequest('operation_params must be a map');
-        if ('type' in opParams && !REBOOT_TYPES.includes(String(opParams.type).toUpperCase())) {
-          throw badRequest(`Type field '${String(opParams.type)}' in operation_params has to be one of the following: ${REBOOT_TYPES.join(', ')}.`);
+        if ('type' in opParams && !REBOOT_TYPES.includes(show(opParams.type).toUpperCase())) {
+          throw badRequest(`Type field '${show(opParams.type)}' in operation_params has to be one of the following: ${REBOOT_TYPES.join(', ')}.`);
         }
       }
       inputs.operation_params = opParams;

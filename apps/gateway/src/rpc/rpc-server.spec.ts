@@ -371,6 +371,16 @@ describe('gateway RPC over the message bus', () => {
       });
     });
 
+    it(`answers a request over ${MAX_BODY_BYTES} bytes to an unknown or missing pattern with 413, as REST answers an oversized body to an unknown path (found by the fuzz suite)`, async () => {
+      const text = `{"token": "${TOKENS.alice}", "body": {"pad": "${'x'.repeat(MAX_BODY_BYTES)}"}}`;
+      const server = gateway.app.get(RpcServer);
+      for (const type of ['no.such_pattern', undefined]) {
+        expect(await server.handle(incoming(JSON.parse(text), { raw: Buffer.from(text), type }))).toMatchObject({ status: 413, error: { type: 'RequestLimitExceeded' } });
+      }
+      const small = `{"token": "${TOKENS.alice}"}`;
+      expect(await server.handle(incoming(JSON.parse(small), { raw: Buffer.from(small), type: 'no.such_pattern' }))).toMatchObject({ status: 404 });
+    });
+
     it('keeps serving after malformed requests', async () => {
       const replies = await Promise.all([call('nothing', 'x'), alice('nothing.at_all'), alice('profile_type.list')]);
       expect(replies.map((r) => r.status)).toEqual([404, 404, 200]);

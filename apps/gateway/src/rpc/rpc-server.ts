@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { badRequest, withLogContext, type Logger } from '@trellis/common';
 import { TOKEN_VALIDATOR, type TokenValidator } from '@trellis/identity';
-import { Queues, ContractViolation, parseContract } from '@trellis/contracts';
+import { Queues, ContractViolation } from '@trellis/contracts';
 import type { ConsumerHandle, IncomingMessage, MessageBus } from '@trellis/messaging/bus.port';
 import { ActionsService } from '../actions/actions.service';
 import { ClusterActionsService } from '../clusters/cluster-actions.service';
@@ -33,7 +33,7 @@ import { PoliciesService } from '../policies/policies.service';
 import { PolicyTypesController } from '../policies/policy-types.controller';
 import { ProfileTypesController } from '../profiles/profile-types.controller';
 import { ProfilesService } from '../profiles/profiles.service';
-import { RPC_REQUEST_KEYS, RpcRequestMessage, type RpcReply, type RpcReplyHeaders } from './rpc-message';
+import { RPC_REQUEST_KEYS, RpcRequestMessage, readRpcRequest, type RpcReply, type RpcReplyHeaders } from './rpc-message';
 import { rpcRoutes, type RpcCall, type RpcRoute } from './rpc-routes';
 import { ReceiversService } from '../receivers/receivers.service';
 import { RequestRate } from '../limits/request-rate';
@@ -130,12 +130,13 @@ export class RpcServer implements OnModuleInit {
     const headers: RpcReplyHeaders = { 'x-openstack-request-id': requestId };
     const pattern = message.type;
     try {
+      refuseOversized(message);
       const { name, route } = this.routeOf(pattern);
       const request = this.parseRequest(message);
       const version = this.negotiate(request.microversion);
       headers['openstack-api-version'] = `${SERVICE_TYPE} ${version}`;
       const caller = await authenticate(this.tokens, request.token);
-      this.rate.admitCaller(caller);
+      this.rate.admitCaller(caller, 'rpc');
       const { path, query } = splitParams(name, route, request.params ?? {});
       checkQueryParams(query);
       checkBodyText(request.body);
@@ -144,7 +145,7 @@ export class RpcServer implements OnModuleInit {
       }
       const allows = authorizer(this.enforcer, caller);
       authorize(allows, route.operations({ path, query, body: request.body }));
-      const req: ApiRequest = { requestId, baseUrl: this.baseUrl ?? this.config.publicUrl ?? '', version, caller, allows };
+      const req: ApiRequest = { requestId, baseUrl: this.baseUrl ?? this.config.publicUrl ?? '', version, caller, allows, via: 'rpc' };
       const { answer, replayed } = await this.runOnce(name, route, message, request, { req, path, query, body: request.body });
       if (answer.location) headers.location = answer.location;
       if (replayed) headers['idempotent-replayed'] = 'true';
@@ -191,10 +192,6 @@ export class RpcServer implements OnModuleInit {
   }
 
   private parseRequest(message: IncomingMessage): RpcRequestMessage {
-    if (message.raw.length > MAX_BODY_BYTES) {
-      // as REST refuses a body over the limit, so that no request is taken over RPC that REST refuses
-      throw new RpcRequestError(413, `Request size (${message.raw.length} bytes) exceeds the maximum allowed size (${MAX_BODY_BYTES} bytes).`, 'RequestLimitExceeded');
-    }
     if (message.parseError) {
       throw new RpcRequestError(400, `Malformed request body: ${message.parseError}`, 'HTTPBadRequest');
     }
@@ -206,7 +203,7 @@ export class RpcServer implements OnModuleInit {
       }
     }
     try {
-      return parseContract(RpcRequestMessage, body);
+      return readRpcRequest(body);
     } catch (e) {
       if (e instanceof ContractViolation) {
         throw new RpcRequestError(400, `Malformed request: ${e.problems.join('; ')}`, 'HTTPBadRequest');
@@ -249,4 +246,15 @@ function queryValue(name: string, value: unknown): string | string[] {
   if (scalar(value)) return String(value);
   if (Array.isArray(value) && value.length > 0 && value.every(scalar)) return value.map(String);
   throw badRequest(`The value of 'params.${name}' must be a string, number, boolean or a non-empty list of them.`, 'HTTPBadRequest');
+}
+
+/**
+ * Refuses a request over the body limit before anything else looks at it, the pattern included: REST's
+ * body parser runs before routing, so an oversized body to an unknown path is a 413 there too, and no
+ * request is taken over RPC that REST refuses.
+ */
+function refuseOversized(message: IncomingMessage): void {
+  if (message.raw.length > MAX_BODY_BYTES) {
+    throw new RpcRequestError(413, `Request size (${message.raw.length} bytes) exceeds the maximum allowed size (${MAX_BODY_BYTES} bytes).`, 'RequestLimitExceeded');
+  }
 }

@@ -1,6 +1,7 @@
 import type { SchemaObject } from '@nestjs/swagger';
 import { described, registerComponent, type NamedShape, type Schema } from './components';
 import { FREE_MAP } from './request';
+import type { JsonText } from '../core/json-text';
 
 /*
  * Response bodies as tables: each property names its OpenAPI schema and, through its type
@@ -34,6 +35,14 @@ export const time = (doc: SchemaObject = {}) =>
 export const nullable = <T>(p: Prop<T>): Prop<T | null> => ({ schema: { ...p.schema, nullable: true }, optional: false });
 export const optional = <T>(p: Prop<T>): Prop<T, true> => ({ schema: p.schema, optional: true });
 export const list = <T>(item: Prop<T>, doc: SchemaObject = {}): Prop<T[]> => ({ schema: { type: 'array', items: item.schema, ...doc }, optional: false });
+/**
+ * `list`, whose value the gateway may hold as its JSON text (core/json-text.ts), written into the
+ * answer unparsed: the same schema.
+ */
+export const listAsText = <T>(item: Prop<T>, doc: SchemaObject = {}): Prop<T[] | JsonText<T[]>> => ({
+  schema: { type: 'array', items: item.schema, ...doc },
+  optional: false,
+});
 /** A view nested with a description of its own. */
 export const describedAs = <T>(view: View<T>, description: string): Prop<T> => ({ schema: described(view.ref, description), optional: false });
 

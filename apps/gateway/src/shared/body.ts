@@ -113,7 +113,7 @@ const ACCEPTABLE = [...TRUE_WORDS, ...FALSE_WORDS].sort().map((w) => `'${w}'`).j
 /** oslo's strict bool_from_string. */
 export function toBool(value: unknown): boolean {
   if (typeof value === 'boolean') return value;
-  const text = String(value).trim().toLowerCase();
+  const text = show(value).trim().toLowerCase();
   if (TRUE_WORDS.includes(text)) return true;
   if (FALSE_WORDS.includes(text)) return false;
   throw badRequest(`Unrecognized value '${show(value)}', acceptable values are: ${ACCEPTABLE}`);
@@ -140,6 +140,16 @@ export function stringValue(v: unknown, key: string, maxLength = 255): string {
   const s = String(v);
   if (s.length > maxLength) throw badRequest(`The value for ${key} must be at most ${maxLength} characters long.`);
   return s;
+}
+
+/**
+ * oslo.versionedobjects' StringField, which Senlin's request objects use: text and numbers are taken
+ * as text (a boolean too: Python's bool is an int), None is refused, a map or a list is refused by type.
+ */
+export function stringField(v: unknown, key: string): string {
+  if (v === null || v === undefined) throw badRequest(`Field \`${key}' cannot be None`);
+  if (typeof v === 'object') throw badRequest(`A string is required in field ${key}, not a ${Array.isArray(v) ? 'list' : 'dict'}`);
+  return show(v);
 }
 
 export function mapValue(v: unknown, key: string): Json {

@@ -1,8 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthContext } from '@trellis/common';
 import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
-import { hideHosts, hostNamesIn } from '@trellis/decisions';
+import { hideHosts, hostHider, hostNamesIn } from '@trellis/decisions';
 import type { EntityManager } from 'typeorm';
+
+/**
+ * The distinct host names the nodes of project $4 recorded, one index probe per host (a loose index
+ * scan of the partial index on (project, data.placement.host), migration 1795945000000): with
+ * 100,000 nodes in a project, reading them all on every request took 160-270 ms of each node list.
+ * The last row is a NULL that ends the walk.
+ */
+const PROJECT_HOSTS = `
+  WITH RECURSIVE walk(host) AS (
+    (SELECT n.data->'placement'->>'host' FROM nodes n
+      WHERE n.project = $4 AND jsonb_typeof(n.data->'placement'->'host') = 'string'
+      ORDER BY 1 LIMIT 1)
+    UNION ALL
+    SELECT (SELECT n.data->'placement'->>'host' FROM nodes n
+             WHERE n.project = $4 AND jsonb_typeof(n.data->'placement'->'host') = 'string' AND n.data->'placement'->>'host' > walk.host
+             ORDER BY 1 LIMIT 1)
+      FROM walk WHERE walk.host IS NOT NULL
+  )
+  SELECT host FROM walk`;
 
 /** Shows a view as its caller may see it; `project` is the project of the object shown. */
 export type ShowHosts = <T>(view: T, project: string) => T;
@@ -29,11 +48,19 @@ export class HostVisibility {
     const rows: Array<{ data: unknown }> = await manager.query(
       `SELECT data FROM cloud_facts WHERE project = $1 AND kind IN ($2, $3)
        UNION ALL
-       SELECT jsonb_build_object('hosts', coalesce(jsonb_agg(DISTINCT n.data->'placement'->'host'), '[]'::jsonb))
-         FROM nodes n WHERE n.project = $4 AND jsonb_typeof(n.data->'placement'->'host') = 'string'`,
+       SELECT jsonb_build_object('hosts', coalesce(jsonb_agg(host), '[]'::jsonb)) FROM (${PROJECT_HOSTS}) h WHERE host IS NOT NULL`,
       [CLOUD_WIDE_PROJECT, CloudFactKinds.hypervisors, CloudFactKinds.hostZones, caller.projectId],
     );
     const known = hostNamesIn(rows.map((r) => r.data));
-    return (view, project) => hideHosts(view, { projectId: project, hostNames: hostNamesIn(view, new Set(known)) });
+    // The views of a page mostly name no host outside `known` and belong to one project: the
+    // hider prepared for (project, known) serves them all, and a view naming more gets its own.
+    const hiders = new Map<string, <T>(value: T) => T>();
+    return (view, project) => {
+      const names = hostNamesIn(view, new Set(known));
+      if (names.size > known.size) return hideHosts(view, { projectId: project, hostNames: names });
+      let hide = hiders.get(project);
+      if (!hide) hiders.set(project, (hide = hostHider({ projectId: project, hostNames: known })));
+      return hide(view);
+    };
   }
 }

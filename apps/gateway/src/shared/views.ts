@@ -8,7 +8,8 @@ import type {
   ProfileEntity,
 } from '@trellis/persistence/entities';
 import type { ApiVersion } from '../core/api-version';
-import { bool, int, list, map, nullable, num, oneOf, optional, str, time, uuid, view, type OutOf } from '../shapes/response';
+import type { JsonText } from '../core/json-text';
+import { bool, int, list, listAsText, map, nullable, num, oneOf, optional, str, time, uuid, view, type OutOf } from '../shapes/response';
 
 /**
  * Response shapes: Senlin's `to_dict()` of each object, declared once as the table the OpenAPI
@@ -55,8 +56,8 @@ export const ClusterView = view('ClusterView', {
   data: map(),
   dependents: map(),
   config: map(),
-  nodes: list(str(), { description: 'Member node ids.' }),
-  policies: list(str(), { description: 'Policy binding ids (not policy ids).' }),
+  nodes: listAsText(str(), { description: 'Member node ids.' }),
+  policies: listAsText(str(), { description: 'Policy binding ids (not policy ids).' }),
 });
 export const ClusterEnvelope = view('ClusterEnvelope', { cluster: ClusterView });
 export const ClusterList = view('ClusterList', { clusters: list(ClusterView) });
@@ -176,31 +177,32 @@ export function profileView(p: ProfileEntity | Unsaved<ProfileEntity>) {
 
 export function clusterView(
   c: ClusterEntity,
-  extra: { profileName: string | null; nodeIds: string[]; bindingIds: string[] },
+  extra: { profileName: string | null; nodeIds: string[] | JsonText<string[]>; bindingIds: string[] | JsonText<string[]> },
 ): OutOf<typeof ClusterView> {
+  // keys in the order the answer sorts them: a list of 1,000 clusters is not copied to sort it
   return {
-    id: c.id,
-    name: c.name,
-    profile_id: c.profile_id,
-    profile_name: extra.profileName,
-    user: c.user,
-    project: c.project,
-    domain: c.domain,
-    init_at: isotime(c.init_at),
+    config: c.config ?? {},
     created_at: isotime(c.created_at),
-    updated_at: isotime(c.updated_at),
-    min_size: c.min_size,
-    max_size: c.max_size,
-    desired_capacity: c.desired_capacity,
-    timeout: c.timeout,
-    status: c.status,
-    status_reason: c.status_reason,
-    metadata: c.metadata ?? {},
     data: c.data ?? {},
     dependents: {},
-    config: c.config ?? {},
+    desired_capacity: c.desired_capacity,
+    domain: c.domain,
+    id: c.id,
+    init_at: isotime(c.init_at),
+    max_size: c.max_size,
+    metadata: c.metadata ?? {},
+    min_size: c.min_size,
+    name: c.name,
     nodes: extra.nodeIds,
     policies: extra.bindingIds,
+    profile_id: c.profile_id,
+    profile_name: extra.profileName,
+    project: c.project,
+    status: c.status,
+    status_reason: c.status_reason,
+    timeout: c.timeout,
+    updated_at: isotime(c.updated_at),
+    user: c.user,
   };
 }
 

@@ -182,10 +182,11 @@ export interface Client {
 
 /**
  * A free port, and no request rate: specs fire requests as fast as the machine answers, so on a fast
- * one a spec of a hundred requests would meet the default rate (20 a second, bursts of 100) and fail
+ * one a spec of a hundred requests would meet the default rate (20 a second, bursts of 100; over RPC
+ * 100 a second, bursts of 1,000) and fail
  * by timing. apps/gateway/src/limits sets the rate it tests; the limits on unfinished actions stay.
  */
-const HARNESS_ENV = { TRELLIS_PORT: '0', TRELLIS_REQUESTS_PER_SECOND: '0' };
+const HARNESS_ENV = { TRELLIS_PORT: '0', TRELLIS_REQUESTS_PER_SECOND: '0', TRELLIS_RPC_REQUESTS_PER_SECOND: '0' };
 
 /**
  * The gateway (REST, and RPC on `bus` unless `rpc: false`) on the given database and bus, with the

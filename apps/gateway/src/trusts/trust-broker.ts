@@ -1,6 +1,7 @@
 import { DomainError, errorMessage, unavailable, type AuthContext, type Logger } from '@trellis/common';
 import type { TrustIssuer } from '@trellis/identity';
 import type { EntityManager } from 'typeorm';
+import { hotQuery } from '../infra/persistence.adapter';
 
 export interface TrustBrokerOptions {
   /** how long a trust seen in Keystone is trusted without asking again (default 5 min) */
@@ -44,7 +45,7 @@ export class TrustBroker {
     const cached = this.known.get(key);
     if (cached && now - cached.verifiedAt < this.verifyEveryMs) {
       // the worker deletes the row of a trust Keystone refused: one cheap read keeps that visible
-      const rows: unknown[] = await m.query('SELECT 1 FROM trusts WHERE user_id = $1 AND project_id = $2 AND trust_id = $3', [
+      const rows: unknown[] = await hotQuery(m, 'SELECT 1 FROM trusts WHERE user_id = $1 AND project_id = $2 AND trust_id = $3', [
         caller.userId,
         caller.projectId,
         cached.trustId,

@@ -57,6 +57,66 @@ describe('BuildPoller', () => {
     });
   });
 
+  it('deletes a second server Nova made for a node whose create answer was lost, once the node is ACTIVE, and keeps the recorded one', async () => {
+    nova.loseFirstCreateAnswer = true;
+    const { actionId, nodes } = await building(1);
+    const building_ = await w.node(nodes[0].id);
+    expect(building_!.data).toMatchObject({ create_uncertain: true });
+    const both = [...nova.servers.values()].filter((s) => s.metadata.trellis_node === nodes[0].id);
+    expect(both).toHaveLength(2);
+    const kept = both.find((s) => s.id === building_!.physical_id)!;
+    const extra = both.find((s) => s.id !== building_!.physical_id)!;
+    Object.assign(kept, { status: 'ACTIVE', availabilityZone: 'az1', host: 'compute-1' });
+    Object.assign(extra, { status: 'ACTIVE', availabilityZone: 'az2', host: 'compute-2' });
+
+    expect(await w.poller.tick()).toBe(1);
+
+    expect(nova.deleted).toEqual([extra.id]);
+    const row = await w.node(nodes[0].id);
+    expect(row).toMatchObject({ status: 'ACTIVE', physical_id: kept.id, data: { placement: { zone: 'az1', host: 'compute-1' } } });
+    expect(row!.data).not.toHaveProperty('create_uncertain');
+    expect((await w.results(actionId))[0]).toMatchObject({ outcome: 'SUCCEEDED' });
+  });
+
+  it('keeps a node whose sweep could not list its servers CREATING, and sweeps when it looks again', async () => {
+    nova.loseFirstCreateAnswer = true;
+    const { nodes } = await building(1);
+    for (const s of nova.servers.values()) s.status = 'ACTIVE';
+    const listServers = nova.listServers.bind(nova);
+    nova.listServers = async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:8774');
+    };
+    await w.poller.tick();
+    expect(await w.node(nodes[0].id)).toMatchObject({ status: 'CREATING', data: { create_uncertain: true } });
+    expect(nova.deleted).toEqual([]);
+
+    nova.listServers = listServers;
+    await w.poller.tick(new Date(Date.now() + 60_000));
+    expect(await w.node(nodes[0].id)).toMatchObject({ status: 'ACTIVE' });
+    expect(nova.deleted).toHaveLength(1);
+  });
+
+  it('records the node ACTIVE once its build deadline passed even when the sweep keeps failing, so that it never loops', async () => {
+    nova.loseFirstCreateAnswer = true;
+    const { actionId, nodes } = await building(1);
+    for (const s of nova.servers.values()) s.status = 'ACTIVE';
+    nova.listServers = async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:8774');
+    };
+    await db.dataSource.query(`UPDATE nodes SET build_deadline = now() - interval '1 second' WHERE id = $1`, [nodes[0].id]);
+    await w.poller.tick();
+    expect(await w.node(nodes[0].id)).toMatchObject({ status: 'ACTIVE' });
+    expect((await w.results(actionId))[0]).toMatchObject({ outcome: 'SUCCEEDED' });
+  });
+
+  it('lists nothing for a node whose create was certain', async () => {
+    const { nodes } = await building(2);
+    for (const n of nodes) nova.activate(n.id, 'az1', 'compute-1');
+    await w.poller.tick();
+    expect(nova.listings).toEqual([]);
+    expect(nova.deleted).toEqual([]);
+  });
+
   it('hands a server still building back, due again after one poll interval, and reports nothing', async () => {
     const { actionId, nodes } = await building(1);
     const now = new Date();

@@ -1,11 +1,12 @@
 import { errorMessage, withLogContext, withoutLogContext, type Logger } from '@trellis/common';
-import type { Server } from '@trellis/nova';
-import { leaseTakeovers } from '@trellis/observability';
-import { inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
+import type { NovaPort, Server } from '@trellis/nova';
+import { duplicateServersDeleted, leaseTakeovers } from '@trellis/observability';
+import { hotQuery, inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
 import { NODE_STATE, completeOrderIfDone, type NodeState } from './complete-order';
+import { UNCERTAIN_CREATE_KEY, isUncertainCreate, sweepDuplicates } from './duplicate-sweep';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
 
 /** Turns what Nova shows the owner of a server into the host it runs on (FactsRefresher.hostOf). */
@@ -143,7 +144,7 @@ export class BuildPoller {
    */
   private async claim(now: Date): Promise<PolledNode[]> {
     const until = new Date(now.getTime() + this.options.leaseSeconds * 1000);
-    const result: unknown = await this.dataSource.query(
+    const result: unknown = await hotQuery(this.dataSource.manager,
       `UPDATE nodes SET lease_owner = $1, lease_expires_at = $2
        WHERE id IN (
          SELECT id FROM nodes
@@ -165,6 +166,18 @@ export class BuildPoller {
       const nova = node.physical_id ? await this.access.asOwner({ project: node.project, user: node.owner_user }) : null;
       const server = nova && node.physical_id ? await nova.getServer(node.physical_id) : null;
       const change = node.status === 'CREATING' ? this.buildChange(node, server, now) : this.deleteChange(node, server, now);
+      if (nova && change && change !== 'gone' && change.status === 'ACTIVE' && isUncertainCreate(node.data)) {
+        // a failure here is looked at again like any other: the node stays CREATING until the sweep is
+        // done, or until its build deadline, after which it is recorded ACTIVE with the doubt logged
+        await this.sweep(nova, node).catch((e) => {
+          if (!node.build_deadline || node.build_deadline.getTime() >= now.getTime()) throw e;
+          this.logger.warn('could not look for duplicate servers of a node before its build deadline; recording it ACTIVE', {
+            node_id: node.id,
+            server_id: node.physical_id,
+            error: errorMessage(e),
+          });
+        });
+      }
       return { node, change: change ?? this.lookAgain(now) };
     } catch (e) {
       if (isPermanent(e)) {
@@ -178,6 +191,19 @@ export class BuildPoller {
         error: errorMessage(e),
       });
       return { node, change: this.lookAgain(now) };
+    }
+  }
+
+  private async sweep(nova: NovaPort, node: PolledNode): Promise<void> {
+    if (!node.action_id || !node.physical_id) return;
+    const deleted = await sweepDuplicates(nova, { id: node.id, action_id: node.action_id, physical_id: node.physical_id });
+    if (deleted.length) {
+      duplicateServersDeleted.inc(deleted.length);
+      this.logger.warn('deleted servers Nova made twice for one node (a create whose answer was lost had made them)', {
+        node_id: node.id,
+        server_id: node.physical_id,
+        deleted,
+      });
     }
   }
 
@@ -199,7 +225,8 @@ export class BuildPoller {
       // the server really got, so the next zone plan counts it where it is (decision 1).
       if (server.availabilityZone) placement.zone = server.availabilityZone;
       placement.host = this.hostOf(node.project, server);
-      return { status: 'ACTIVE', status_reason: 'Creation succeeded', data: { ...node.data, placement }, created_at: now };
+      const { [UNCERTAIN_CREATE_KEY]: _swept, ...data } = node.data;
+      return { status: 'ACTIVE', status_reason: 'Creation succeeded', data: { ...data, placement }, created_at: now };
     }
     if (server.status === 'ERROR') {
       const fault = server.fault?.message ?? 'the server went to ERROR without a fault message';
@@ -235,14 +262,14 @@ export class BuildPoller {
   private async record(m: EntityManager, o: Observation, now: Date): Promise<NodeState | null> {
     const { change } = o;
     if (change === 'gone') {
-      await m.query('DELETE FROM nodes WHERE id = $1', [o.node.id]);
+      await hotQuery(m, 'DELETE FROM nodes WHERE id = $1', [o.node.id]);
       return null;
     }
     if (!isFinal(change)) {
-      await m.query('UPDATE nodes SET lease_owner = NULL, lease_expires_at = $2 WHERE id = $1', [o.node.id, change.dueAt]);
+      await hotQuery(m, 'UPDATE nodes SET lease_owner = NULL, lease_expires_at = $2 WHERE id = $1', [o.node.id, change.dueAt]);
       return null;
     }
-    const result: unknown = await m.query(
+    const result: unknown = await hotQuery(m,
       `UPDATE nodes SET status = $2, status_reason = $3, data = COALESCE($4::jsonb, data), created_at = COALESCE($5, created_at),
          updated_at = $6, lease_owner = NULL, lease_expires_at = NULL
        WHERE id = $1 RETURNING ${NODE_STATE}`,

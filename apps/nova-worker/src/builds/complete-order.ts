@@ -7,7 +7,7 @@ import {
   type WorkOrderMessage,
   type WorkResultMessage,
 } from '@trellis/contracts';
-import { addToOutbox, type NodeEntity, type WorkOrderEntity } from '@trellis/persistence';
+import { addToOutbox, hotQuery, type NodeEntity, type WorkOrderEntity } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 
 const PENDING = ['CREATING', 'DELETING'];
@@ -39,7 +39,7 @@ export interface CompleteOptions {
 export async function completeOrderIfDone(m: EntityManager, actionId: string, now: Date, options: CompleteOptions = {}): Promise<boolean> {
   const order =
     options.order ??
-    ((await m.query(`SELECT ${ORDER_STATE} FROM work_orders WHERE action_id = $1 FOR UPDATE`, [actionId])) as OrderState[])[0];
+    ((await hotQuery(m, `SELECT ${ORDER_STATE} FROM work_orders WHERE action_id = $1 FOR UPDATE`, [actionId])) as OrderState[])[0];
   if (!order || (order.status === 'DONE' && !options.again)) return false;
 
   const payload = order.payload as unknown as WorkOrderMessage;
@@ -47,7 +47,7 @@ export async function completeOrderIfDone(m: EntityManager, actionId: string, no
   const byId = new Map((options.written ?? []).map((n) => [n.id, n]));
   const unread = nodeIds.filter((id) => !byId.has(id) && !options.gone?.has(id));
   if (unread.length) {
-    const rows: NodeState[] = await m.query(`SELECT ${NODE_STATE} FROM nodes WHERE id = ANY($1)`, [unread]);
+    const rows: NodeState[] = await hotQuery(m, `SELECT ${NODE_STATE} FROM nodes WHERE id = ANY($1)`, [unread]);
     for (const n of rows) byId.set(n.id, n);
   }
   if (nodeIds.some((id) => isPendingFor(byId.get(id), actionId))) return false;
@@ -125,10 +125,8 @@ export async function writeWorkResult(
     messageId,
     correlationId: payload.correlation_id,
     body: message,
+  }, {
+    // the order marked DONE in the same statement as its result's outbox row
+    with: [{ text: `UPDATE work_orders SET status = 'DONE', result_message_id = $2, updated_at = $3 WHERE action_id = $1`, params: [actionId, messageId, now] }],
   });
-  await m.query(`UPDATE work_orders SET status = 'DONE', result_message_id = $2, updated_at = $3 WHERE action_id = $1`, [
-    actionId,
-    messageId,
-    now,
-  ]);
 }

@@ -1,6 +1,6 @@
-import { ContractViolation, WorkOrderMessage, parseContract } from '@trellis/contracts';
+import { WorkOrderMessage, parseContract } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
-import type { HandlerOutcome, IncomingMessage } from '@trellis/messaging';
+import { errorToOutcome, type HandlerOutcome, type IncomingMessage } from '@trellis/messaging';
 import { isDatabaseUnavailable } from '@trellis/persistence';
 import { isTransient, type ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
 import { isSurveyOrder, type SurveyClusterUseCase } from '../facts/survey-cluster.usecase';
@@ -34,12 +34,8 @@ export class WorkerHandlers {
       this.afterApply(order);
       return { kind: 'ack' };
     } catch (e) {
-      const outcome: HandlerOutcome =
-        e instanceof ContractViolation
-          ? { kind: 'dead-letter', reason: errorMessage(e), reasonClass: 'invalid' }
-          : !isTransient(e)
-            ? { kind: 'dead-letter', reason: errorMessage(e), reasonClass: 'rejected' }
-            : { kind: 'retry', reason: errorMessage(e), reasonClass: 'transient' };
+      // what is not transient for this worker (orders/apply-work-order isTransient) can never succeed
+      const outcome = errorToOutcome(e, { permanent: (error) => !isTransient(error), transient: isTransient });
       this.logger[outcome.kind === 'retry' ? 'warn' : 'error']('work order not applied', {
         message_id: message.messageId,
         outcome: outcome.kind,

@@ -5,6 +5,8 @@ import { silentLogger } from '@trellis/common';
 import { NovaError } from '@trellis/nova';
 import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
 import { FIXTURE_TRUST, FakeNova, fakeAccess, insertNode, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import type { NovaPort } from '@trellis/nova';
+import { runServerOp } from './server-ops';
 
 describe('ops orders: node check, recover and operations in Nova', () => {
   let db: Database;
@@ -210,6 +212,60 @@ describe('ops orders: node check, recover and operations in Nova', () => {
       await w.apply.execute(opsOrder('NODE_UPDATE', node.id, serverId, 'update', { image: 'image-new' }));
 
       expect(await w.node(node.id)).toMatchObject({ status: 'ERROR', status_reason: `Failed in updating server '${serverId}': Instance ${serverId} could not be found.` });
+    });
+  });
+
+  describe('waiting for a server to settle', () => {
+    /** the server answers `status` to the next `polls` looks after an action, then what the action left */
+    class SlowNova extends FakeNova {
+      hold = { polls: 0, status: 'REBOOT' };
+      override async getServer(id: string) {
+        const server = await super.getServer(id);
+        if (!server || this.hold.polls <= 0 || this.actions.length === 0) return server;
+        this.hold.polls--;
+        return { ...server, status: this.hold.status };
+      }
+    }
+
+    it('waits for Nova as long as the order\'s build timeout allows, not half the claim (a slow cloud is not a failure)', async () => {
+      const slow = new SlowNova();
+      const { access } = fakeAccess(db, slow);
+      // a 1 s claim: its half (the old bound) is 0.5 s; Nova here takes about 1 s to settle the reboot
+      const apply = new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 1, leaseSeconds: 1, pollIntervalMs: 25 });
+      const { id } = await slow.createServer({ name: 'srv', imageRef: 'cirros', flavorRef: 'm1.tiny', networks: 'none' });
+      slow.servers.get(id)!.status = 'ACTIVE';
+      const node = await insertNode(db, { cluster_id: null, status: 'ACTIVE', status_reason: 'Creation succeeded', physical_id: id });
+      slow.hold.polls = 40;
+      const order = opsOrder('NODE_OPERATION', node.id, id, 'reboot');
+
+      await apply.execute(order);
+
+      expect(slow.hold.polls).toBe(0);
+      expect(await w.node(node.id)).toMatchObject({ status: 'ACTIVE', status_reason: "Operation 'reboot' succeeded" });
+      expect((await w.results(order.action_id))[0]).toMatchObject({ outcome: 'SUCCEEDED' });
+    });
+
+    it('stops waiting once its action has ended (cancelled), with that as the node\'s reason; no further Nova call', async () => {
+      const slow = new SlowNova();
+      const { id } = await slow.createServer({ name: 'srv', imageRef: 'cirros', flavorRef: 'm1.tiny', networks: 'none' });
+      slow.servers.get(id)!.status = 'ACTIVE';
+      slow.hold.polls = Number.MAX_SAFE_INTEGER;
+      let looks = 0;
+      const outcome = await runServerOp({
+        nova: slow as unknown as NovaPort,
+        order: opsOrder('NODE_OPERATION', 'node-1', id, 'reboot'),
+        op: { node_id: 'node-1', physical_id: id, op: 'reboot', params: {} },
+        waitMs: 3_600_000,
+        pollMs: 1,
+        nodeStatus: 'ACTIVE',
+        nodeReason: '',
+        ended: async () => (++looks >= 3 ? 'CANCELLED' : null),
+        endedCheckMs: 0,
+      });
+
+      expect(outcome).toMatchObject({ ok: false, node: { status: 'ERROR' } });
+      expect(outcome.detail).toBe(`Failed in rebooting server '${id}': the action ended CANCELLED while the server was REBOOT.`);
+      expect(slow.actions).toHaveLength(1);
     });
   });
 });

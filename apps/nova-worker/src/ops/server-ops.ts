@@ -68,7 +68,14 @@ export interface OpRun {
   /** the node's status before the operation (a check keeps WARNING, as Senlin does) */
   nodeStatus: string;
   nodeReason: string;
+  /** the action's end status once it has ended (cancelled, timed out), else null: looked at while a server settles */
+  ended?: () => Promise<string | null>;
+  /** how often `ended` is looked at (default ENDED_CHECK_MS) */
+  endedCheckMs?: number;
 }
+
+/** How often a long wait for a server looks whether its action has ended meanwhile. */
+const ENDED_CHECK_MS = 5_000;
 
 /** A Nova error that retrying later may fix; anything else is the operation's failure. */
 export function isTransientOpError(e: unknown): boolean {
@@ -160,11 +167,18 @@ async function perform(run: OpRun, serverId: string, spec: OpSpec, params: Recor
 /** Polls the server until it is in one of `statuses`; `error` is why it will not get there. */
 async function settle(run: OpRun, serverId: string, statuses: string[]): Promise<{ gone?: boolean; error?: string }> {
   const until = Date.now() + run.waitMs;
+  const endedEvery = run.endedCheckMs ?? ENDED_CHECK_MS;
+  let endedCheck = Date.now() + endedEvery;
   for (;;) {
     const server = await run.nova.getServer(serverId);
     if (!server || server.status === 'DELETED') return { gone: true };
     if (statuses.includes(server.status)) return {};
     if (server.status === 'ERROR') return { error: server.fault?.message || 'the server went to ERROR' };
+    if (run.ended && Date.now() >= endedCheck) {
+      endedCheck = Date.now() + endedEvery;
+      const ended = await run.ended();
+      if (ended) return { error: `the action ended ${ended} while the server was ${server.status}` };
+    }
     if (Date.now() >= until) {
       return { error: `the server did not become ${statuses.join(' or ')} within ${Math.round(run.waitMs / 1000)} s (it is ${server.status})` };
     }

@@ -3,6 +3,17 @@ import { ActionEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
+
+/** Nova places a server (gives it a host) when it is first looked at */
+function placeWhenLookedAt(nova: FakeNova): void {
+  const get = nova.getServer.bind(nova);
+  nova.getServer = async (id) => {
+    const server = nova.servers.get(id);
+    if (server && !server.host) server.host = `host-of-${server.name}`;
+    return get(id);
+  };
+}
+
 describe('ApplyWorkOrderUseCase', () => {
   let db: Database;
   let nova: FakeNova;
@@ -67,6 +78,37 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(await w.node(node.id)).toMatchObject({ status: 'ERROR', status_reason: 'CLUSTER_SCALE_OUT timed out after 3 s.' });
   });
 
+  it('sees a cancel that comes after the claim at the next server request: the servers asked for before it stay, no more are', async () => {
+    const actionId = randomUUID();
+    const now = new Date();
+    await db.dataSource.getRepository(ActionEntity).insert(
+      row<ActionEntity>({
+        id: actionId, name: 'scale', cluster_id: null, target: randomUUID(), action: 'CLUSTER_SCALE_OUT', cause: 'RPC Request',
+        owner: null, interval: -1, start_time: now.getTime() / 1000, end_time: null, timeout: 60, status: 'RUNNING',
+        status_reason: '', inputs: {}, outputs: {}, data: {}, depends_on: [], depended_by: [],
+        project: 'p', user: 'u', domain: null, created_at: now, updated_at: now, lease_owner: null, lease_expires_at: null, attempts: 1,
+      }),
+    );
+    const [a, b] = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
+    // one hard anti-affinity group in one zone: b is asked for only once a has a host (a wave of its own)
+    const order = workOrder(actionId, {
+      create_groups: [{ ref: 'ref:g', name: 'apart', policy: 'anti-affinity' }],
+      create_servers: [serverFor(a, { zone: 'az1', servergroup: 'ref:g' }), serverFor(b, { zone: 'az1', servergroup: 'ref:g' })],
+    });
+    const create = nova.createServer.bind(nova);
+    nova.createServer = async (request) => {
+      // the action is cancelled while Nova builds the first server
+      await db.dataSource.query(`UPDATE actions SET status = 'CANCELLED' WHERE id = $1`, [actionId]);
+      return create(request);
+    };
+    placeWhenLookedAt(nova);
+
+    expect(await w.apply.execute(order)).toMatchObject({ applied: true, created: 1, failed: 1 });
+    expect(nova.created.map((r) => r.name)).toEqual([a.name]);
+    expect(await w.node(a.id)).toMatchObject({ status: 'CREATING' });
+    expect(await w.node(b.id)).toMatchObject({ status: 'ERROR', status_reason: `The action ended CANCELLED before the server of node ${b.name} was requested.` });
+  });
+
   it('boots the second server of a hard anti-affinity group in a zone only once Nova has placed the first', async () => {
     const actionId = randomUUID();
     const [a, b, c] = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
@@ -85,12 +127,7 @@ describe('ApplyWorkOrderUseCase', () => {
       placedAtCreate.push([...nova.servers.values()].filter((s) => s.host).map((s) => s.name));
       return create(request);
     };
-    const get = nova.getServer.bind(nova);
-    nova.getServer = async (id) => {
-      const server = nova.servers.get(id);
-      if (server && !server.host) server.host = `host-of-${server.name}`;
-      return get(id);
-    };
+    placeWhenLookedAt(nova);
 
     expect(await w.apply.execute(order)).toMatchObject({ applied: true, created: 3, failed: 0 });
     expect(nova.created.map((r) => r.name)).toEqual([a.name, c.name, b.name]);
@@ -260,6 +297,72 @@ describe('ApplyWorkOrderUseCase', () => {
       });
       expect((await w.results(actionId))[0].outcome).toBe('FAILED');
       expect(await db.dataSource.query(`SELECT * FROM trusts WHERE trust_id = $1`, [FIXTURE_TRUST])).toEqual([]);
+    });
+  });
+
+  describe('the record of an order whose every server was accepted (one statement)', () => {
+    it('writes the fence and every node in one statement, without a transaction: CREATING, its server, the uncertain marker, no result yet', async () => {
+      const actionId = randomUUID();
+      const nodes = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
+      nova.loseFirstCreateAnswer = true;
+      const transactions = jest.spyOn(db.dataSource, 'transaction');
+      const before = Date.now();
+
+      const result = await w.apply.execute(workOrder(actionId, { create_servers: nodes.map((n) => serverFor(n, { zone: 'az2' })) }));
+
+      expect(transactions).not.toHaveBeenCalled();
+      transactions.mockRestore();
+      expect(result).toEqual({ applied: true, created: 2, reused: 0, failed: 0, deleting: 0 });
+      expect(await w.order(actionId)).toMatchObject({ status: 'BUILDING', lease_owner: null, lease_token: null, lease_expires_at: null, next_attempt_at: null });
+      for (const n of nodes) {
+        const stored = await w.node(n.id);
+        expect(stored).toMatchObject({
+          status: 'CREATING',
+          status_reason: 'Creation in progress',
+          physical_id: expect.any(String),
+          lease_owner: null,
+          lease_expires_at: null,
+          data: { placement: { zone: 'az1' }, kept: 'by the worker', create_uncertain: true },
+        });
+        expect(nova.servers.has(stored!.physical_id!)).toBe(true);
+        expect(stored!.build_deadline!.getTime()).toBeGreaterThanOrEqual(before + 600_000);
+      }
+      expect(await w.results(actionId)).toEqual([]);
+    });
+
+    it('leaves it to the transaction when a node\'s row names another action: the order is reported at once, as before', async () => {
+      const actionId = randomUUID();
+      const another = await insertNode(db, { action_id: randomUUID() });
+      const transactions = jest.spyOn(db.dataSource, 'transaction');
+
+      const result = await w.apply.execute(workOrder(actionId, { create_servers: [serverFor(another)] }));
+
+      expect(transactions).toHaveBeenCalled();
+      transactions.mockRestore();
+      expect(result).toEqual({ applied: true, created: 1, reused: 0, failed: 0, deleting: 0 });
+      // not pending for this order's action, the node does not hold it back: completeOrderIfDone reports it
+      const [reported] = await w.results(actionId);
+      expect(reported).toMatchObject({ outcome: 'FAILED', nodes: [{ node_id: another.id, status: 'ERROR', reason: 'Creation in progress' }] });
+      expect(await w.node(another.id)).toMatchObject({ status: 'CREATING', physical_id: expect.any(String) });
+      expect(await w.order(actionId)).toMatchObject({ status: 'DONE' });
+    });
+
+    it('writes nothing when the order was taken over while Nova was called', async () => {
+      const actionId = randomUUID();
+      const node = await insertNode(db, { action_id: actionId });
+      const create = nova.createServer.bind(nova);
+      nova.createServer = async (request) => {
+        // another worker takes the order over while this one's request is in flight
+        await db.dataSource.query(`UPDATE work_orders SET lease_owner = 'other-worker', lease_token = gen_random_uuid() WHERE action_id = $1`, [actionId]);
+        return create(request);
+      };
+
+      const result = await w.apply.execute(workOrder(actionId, { create_servers: [serverFor(node)] }));
+
+      expect(result).toEqual({ applied: false, created: 1, reused: 0, failed: 0, deleting: 0 });
+      expect(await w.order(actionId)).toMatchObject({ status: 'APPLYING', lease_owner: 'other-worker' });
+      expect(await w.node(node.id)).toMatchObject({ status: 'INIT', physical_id: null, build_deadline: null });
+      expect(await w.results(actionId)).toEqual([]);
     });
   });
 });

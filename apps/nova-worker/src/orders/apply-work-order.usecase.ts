@@ -1,12 +1,13 @@
 import type { WorkOrderMessage, ServerCreateDto } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
 import { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from '@trellis/nova';
-import { inTransaction } from '@trellis/persistence';
+import { hotQuery, inTransaction } from '@trellis/persistence';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { bootWaves, waitUntilPlaced } from './affinity-seeds';
 import { buildServerRequest } from './server-request';
 import { NODE_STATE, ORDER_STATE, completeOrderIfDone, writeWorkResult, type NodeState, type OrderState } from '../builds/complete-order';
+import { UNCERTAIN_CREATE } from '../builds/duplicate-sweep';
 import { UPDATE_ACTIONS, runServerOp, type OpOutcome } from '../ops/server-ops';
 import { mapLimit } from '../map-limit';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
@@ -83,7 +84,8 @@ export class ApplyWorkOrderUseCase {
   }
 
   /**
-   * Nova calls for an order this worker holds (`claim.token`), then one fenced transaction. Nova is
+   * Nova calls for an order this worker holds (`claim.token`), then one fenced transaction (one
+   * fenced statement when every server was accepted and nothing is deleted: recordAllCreating). Nova is
    * called as the order's owner, with a trust Keystone confirms now; a missing or refused trust is
    * permanent and fails the order (afterFailure).
    */
@@ -96,31 +98,33 @@ export class ApplyWorkOrderUseCase {
     // Nova cannot filter servers by metadata, so looking for this order's servers lists every server
     // of the project: only a delivery that takes an order over can find any (BENCHMARKS.md, pipeline).
     const known = claim.state === 'taken-over' ? await this.serversOf(nova, order.action_id) : new Map<string, Server>();
+    const endedStatus = this.safePoints(order.action_id, claim);
     let created = 0;
     let reused = 0;
     const createOne = async (create: ServerCreateDto) => {
       const found = known.get(create.node_id);
       if (found) {
         reused++;
-        return { create, serverId: found.id, error: null as string | null };
+        // the worker that made it may have made another for the node whose answer it lost: sweep (build-poller.ts)
+        return { create, serverId: found.id, error: null as string | null, uncertain: true };
       }
       // the safe point of a cancel (or a timeout): no new server for an action that has ended
-      const ended = await this.endedStatus(order.action_id);
-      if (ended) return { create, serverId: null, error: `The action ended ${ended} before the server of node ${create.name} was requested.` };
+      const ended = await endedStatus();
+      if (ended) return { create, serverId: null, error: `The action ended ${ended} before the server of node ${create.name} was requested.`, uncertain: false };
       try {
         const request = buildServerRequest(create, { clusterId: order.cluster_id, actionId: order.action_id }, resolveGroup);
-        const { id } = await nova.createServer(request);
+        const { id, uncertain = false } = await nova.createServer(request);
         created++;
-        return { create, serverId: id, error: null };
+        return { create, serverId: id, error: null, uncertain };
       } catch (e) {
         if (isTransient(e)) throw e;
-        return { create, serverId: null, error: `Nova refused to create the server for node ${create.name}: ${errorMessage(e)}` };
+        return { create, serverId: null, error: `Nova refused to create the server for node ${create.name}: ${errorMessage(e)}`, uncertain: false };
       }
     };
     // servers of a hard (anti-)affinity group that would race in Nova's scheduler go in waves (affinity-seeds.ts),
-    // all waiting bounded by half the order's claim, so that no other delivery takes the order over meanwhile
+    // all waiting bounded by the order's build timeout: the heartbeat keeps the claim meanwhile
     const waves = await bootWaves(order.create_servers, resolveGroup, nova);
-    const waitUntil = Date.now() + Math.min(order.build_timeout, this.options.leaseSeconds / 2) * 1000;
+    const waitUntil = Date.now() + order.build_timeout * 1000;
     const pollMs = this.options.pollIntervalMs ?? 500;
     const outcomes: Array<Awaited<ReturnType<typeof createOne>>> = [];
     for (const [i, wave] of waves.entries()) {
@@ -160,7 +164,10 @@ export class ApplyWorkOrderUseCase {
 
     const now = new Date();
     const deadline = new Date(now.getTime() + order.build_timeout * 1000);
-    const fenced = await inTransaction(this.dataSource, async (m) => {
+    // the common case, every server accepted and nothing to delete, is one statement; anything it
+    // cannot prove goes through the transaction below
+    const recorded = isAllAccepted(order, outcomes) ? await this.recordAllCreating(order, claim.token, groups, outcomes, resolveGroup, deadline, now) : 'unproven';
+    const fenced = recorded !== 'unproven' ? recorded === 'fenced' : await inTransaction(this.dataSource, async (m) => {
       // the UPDATE locks the order's row, as completeOrderIfDone needs, and returns what it reads;
       // it is the fence: when another worker took the order over, it matches nothing and nothing is written
       const locked = await fencedUpdate<OrderState>(m, order.action_id, claim.token, `status = 'BUILDING', groups = $2, updated_at = $3`, [
@@ -169,7 +176,7 @@ export class ApplyWorkOrderUseCase {
       ], ORDER_STATE);
       if (!locked) return true;
       const written: NodeState[] = [];
-      for (const o of outcomes) written.push(await this.recordCreate(m, o.create, o.serverId, o.error, resolveGroup, deadline, now));
+      for (const o of outcomes) written.push(await this.recordCreate(m, o, resolveGroup, deadline, now));
       written.push(...(await this.recordDeletes(m, order, now, deadline, refused)));
       // with the rows just written, the usual answer (servers still building) costs no statement
       await completeOrderIfDone(m, order.action_id, now, { order: locked, written });
@@ -186,29 +193,33 @@ export class ApplyWorkOrderUseCase {
 
   /**
    * Node check, recover and operations (kind `ops`): each server operation with the action user's
-   * trust, waiting (bounded by half the order's claim) for the server to settle, then the nodes'
+   * trust, waiting (up to the order's build timeout; the heartbeat keeps the claim) for the server to settle, then the nodes'
    * new statuses and the work result in one fenced transaction.
    */
   private async applyOps(order: WorkOrderMessage, claim: HeldOrder, nova: NovaPort, log: Logger): Promise<ApplyResult> {
     const ops = order.server_ops ?? [];
-    const rows: Array<{ id: string; status: string; status_reason: string }> = await this.dataSource.query(
+    const rows: Array<{ id: string; status: string; status_reason: string }> = await hotQuery(this.dataSource.manager,
       'SELECT id, status, status_reason FROM nodes WHERE id = ANY($1)',
       [ops.map((o) => o.node_id)],
     );
     const nodes = new Map(rows.map((r) => [r.id, r]));
-    const waitMs = Math.min(order.build_timeout, this.options.leaseSeconds / 2) * 1000;
+    // Nova takes the time it takes (a resize and its confirm on a busy cloud: tens of seconds), up to
+    // the build timeout, as Senlin waits up to its default_nova_timeout; the heartbeat keeps the claim
+    // meanwhile, and a cancel is looked for while waiting (server-ops.ts, settle)
+    const waitMs = order.build_timeout * 1000;
     const outcomes: Array<{ op: (typeof ops)[number]; outcome: OpOutcome }> = [];
+    const endedStatus = this.safePoints(order.action_id, claim);
     for (const op of ops) {
       const node = nodes.get(op.node_id);
       // the safe point of a cancel (or a timeout), before each node: no Nova call for an action that has ended
-      const ended = await this.endedStatus(order.action_id);
+      const ended = await endedStatus();
       if (ended || !node) {
         const detail = ended ? `the action ended ${ended} before Nova was asked` : `The node '${op.node_id}' could not be found.`;
         outcomes.push({ op, outcome: { ok: false, detail, node: null } });
         continue;
       }
       if (UPDATE_ACTIONS.includes(order.action) && op.physical_id) await this.markUpdating(op.node_id);
-      const run = { nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason };
+      const run = { nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason, ended: endedStatus };
       outcomes.push({ op, outcome: await runServerOp(run) });
     }
     const now = new Date();
@@ -217,7 +228,7 @@ export class ApplyWorkOrderUseCase {
       if (!locked) return true;
       for (const { op, outcome } of outcomes) {
         if (!outcome.node) continue;
-        await m.query(
+        await hotQuery(m,
           `UPDATE nodes SET status = $2, status_reason = $3, updated_at = $4,
              physical_id = CASE WHEN $5 THEN NULL ELSE physical_id END
            WHERE id = $1`,
@@ -243,8 +254,13 @@ export class ApplyWorkOrderUseCase {
       log.warn('work order was taken over while this worker applied it; its outcome is the new holder\'s to record');
       return { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
     }
-    const failed = outcomes.filter((o) => !o.outcome.ok).length;
-    log.info('server operations applied', { ops: ops.map((o) => o.op), failed });
+    const failures = outcomes.filter((o) => !o.outcome.ok);
+    const failed = failures.length;
+    log[failed ? 'warn' : 'info']('server operations applied', {
+      ops: ops.map((o) => o.op),
+      failed,
+      ...(failed ? { failures: failures.map(({ op, outcome }) => ({ node_id: op.node_id, op: op.op, reason: outcome.detail })) } : {}),
+    });
     return { applied: true, created: 0, reused: 0, failed, deleting: 0 };
   }
 
@@ -271,7 +287,7 @@ export class ApplyWorkOrderUseCase {
       return { ...none, applied: deferral.kind === 'gave-up', failed: deferral.kind === 'gave-up' ? order.create_servers.length : 0 };
     }
     const failed = await inTransaction(this.dataSource, async (m) => {
-      const held = await m.query(`SELECT 1 FROM work_orders WHERE action_id = $1 AND lease_token = $2 FOR UPDATE`, [order.action_id, token]);
+      const held = await hotQuery<unknown[]>(m, `SELECT 1 FROM work_orders WHERE action_id = $1 AND lease_token = $2 FOR UPDATE`, [order.action_id, token]);
       if (!held.length) return false;
       // a refused trust names itself (user, project, Keystone's answer); anything else is Nova's refusal
       await failOrderNodes(m, order, isPermanent(e) ? errorMessage(e) : `Nova refused the work order: ${errorMessage(e)}`);
@@ -286,17 +302,28 @@ export class ApplyWorkOrderUseCase {
 
   /** Senlin's node.do_update: the node is UPDATING while its server is updated. */
   private async markUpdating(nodeId: string): Promise<void> {
-    await this.dataSource.query(
+    await hotQuery(this.dataSource.manager,
       `UPDATE nodes SET status = 'UPDATING', status_reason = 'Update in progress', updated_at = $2 WHERE id = $1`,
       [nodeId, new Date()],
     );
   }
 
-  /** The action's status when it has ended (SUCCEEDED, FAILED, CANCELLED), else null. */
-  private async endedStatus(actionId: string): Promise<string | null> {
-    const rows: Array<{ status: string }> = await this.dataSource.query('SELECT status FROM actions WHERE id = $1', [actionId]);
-    const status = rows[0]?.status;
-    return status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED' ? status : null;
+  /**
+   * The safe points of a cancel (or a timeout) of an order: each call answers the action's status
+   * when it has ended (SUCCEEDED, FAILED, CANCELLED), else null. The first answers what the claim's
+   * statement read a moment ago (one round trip and one commit fewer per order); each later one
+   * reads the status again.
+   */
+  private safePoints(actionId: string, claim: HeldOrder): () => Promise<string | null> {
+    let first = true;
+    return async () => {
+      if (first) {
+        first = false;
+        return endedOf(claim.actionStatus);
+      }
+      const rows: Array<{ status: string }> = await hotQuery(this.dataSource.manager, 'SELECT status FROM actions WHERE id = $1', [actionId]);
+      return endedOf(rows[0]?.status);
+    };
   }
 
   private async ensureGroups(nova: NovaPort, order: WorkOrderMessage, log: Logger): Promise<Record<string, string>> {
@@ -326,32 +353,68 @@ export class ApplyWorkOrderUseCase {
     return byNode;
   }
 
+  /**
+   * The transaction below (fenced order UPDATE, one node UPDATE per server, completeOrderIfDone) as
+   * one statement, without BEGIN/COMMIT, for an order whose every server Nova accepted and that
+   * deletes nothing. It writes the same rows, and writes anything only when:
+   *
+   * - the fence holds: the order is APPLYING under this claim's token (`held`, locked first, as the
+   *   transaction's fenced UPDATE locks it first); else nothing is written: 'fenced';
+   * - every node of the order is in the database and its row (locked, its newest version) names
+   *   this order's action (`mine`), and the order's stored payload creates no node but these and
+   *   deletes none. Each node is then CREATING for this action once written, so completeOrderIfDone
+   *   would find every node of the order pending (isPendingFor) and write nothing: there is nothing
+   *   to complete. Otherwise nothing is written and the answer is 'unproven': the caller runs the
+   *   transaction, which handles a missing node or a node of another action as it always has.
+   */
+  private async recordAllCreating(
+    order: WorkOrderMessage,
+    token: string,
+    groups: Record<string, string>,
+    outcomes: ReadonlyArray<{ create: ServerCreateDto; serverId: string | null; uncertain: boolean }>,
+    resolveGroup: (ref: string) => string,
+    deadline: Date,
+    now: Date,
+  ): Promise<'recorded' | 'fenced' | 'unproven'> {
+    const [row]: Array<{ held: number; fenced: number }> = await hotQuery(this.dataSource.manager, RECORD_ALL_CREATING, [
+      order.action_id,
+      token,
+      JSON.stringify(groups),
+      now,
+      outcomes.map((o) => o.create.node_id),
+      outcomes.map((o) => o.serverId),
+      outcomes.map((o) => placementOf(o.create, resolveGroup)),
+      outcomes.map((o) => o.uncertain),
+      deadline,
+      UNCERTAIN_CREATE,
+    ]);
+    // the node rows were locked before the fence was written: each of them took its UPDATE
+    return row.held === 0 ? 'fenced' : row.fenced === 0 ? 'unproven' : 'recorded';
+  }
+
   /** The node's outcome: CREATING with its server, or ERROR with Nova's refusal. */
   private async recordCreate(
     m: EntityManager,
-    create: ServerCreateDto,
-    serverId: string | null,
-    error: string | null,
+    { create, serverId, error, uncertain }: { create: ServerCreateDto; serverId: string | null; error: string | null; uncertain: boolean },
     resolveGroup: (ref: string) => string,
     deadline: Date,
     now: Date,
   ): Promise<NodeState> {
-    // data.placement gets the server group's Nova id when the order placed the node in one
-    const placement = JSON.stringify(create.placement.servergroup ? { servergroup: resolveGroup(create.placement.servergroup) } : {});
-    const data = `data || jsonb_build_object('placement', COALESCE(NULLIF(data->'placement', 'null'::jsonb), '{}'::jsonb) || $3::jsonb)`;
+    const placement = placementOf(create, resolveGroup);
+    const data = withPlacement('data', '$3');
     // a node the deadline supervisor or a cancel failed already keeps the reason it failed with first
     const result: unknown = error
-      ? await m.query(
+      ? await hotQuery(m,
           `UPDATE nodes SET status = 'ERROR', status_reason = CASE WHEN status = 'ERROR' THEN status_reason ELSE $4 END, updated_at = $2,
              data = ${data}
            WHERE id = $1 RETURNING ${NODE_STATE}`,
           [create.node_id, now, placement, error],
         )
-      : await m.query(
+      : await hotQuery(m,
           `UPDATE nodes SET status = 'CREATING', status_reason = 'Creation in progress', physical_id = $4, build_deadline = $5,
-             lease_owner = NULL, lease_expires_at = NULL, updated_at = $2, data = ${data}
+             lease_owner = NULL, lease_expires_at = NULL, updated_at = $2, data = ${data} || $6::jsonb
            WHERE id = $1 RETURNING ${NODE_STATE}`,
-          [create.node_id, now, placement, serverId, deadline],
+          [create.node_id, now, placement, serverId, deadline, uncertain ? UNCERTAIN_CREATE : '{}'],
         );
     const [node] = changedRows<NodeState>(result);
     if (!node) throw new Error(`node ${create.node_id} of the work order is not in the database`);
@@ -369,14 +432,14 @@ export class ApplyWorkOrderUseCase {
     const kept = order.delete_servers.filter((d) => !(d.destroy && d.physical_id)).map((d) => d.node_id);
     const written: NodeState[] = [];
     for (const [nodeId, reason] of refused) {
-      const result: unknown = await m.query(
+      const result: unknown = await hotQuery(m,
         `UPDATE nodes SET status = 'ERROR', status_reason = $2, updated_at = $3 WHERE id = $1 RETURNING ${NODE_STATE}`,
         [nodeId, reason, now],
       );
       written.push(...changedRows<NodeState>(result));
     }
     if (destroyed.length) {
-      const result: unknown = await m.query(
+      const result: unknown = await hotQuery(m,
         `UPDATE nodes SET status = 'DELETING', status_reason = 'Deletion in progress', lease_owner = NULL, lease_expires_at = NULL,
            build_deadline = $2, updated_at = $3
          WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
@@ -387,7 +450,7 @@ export class ApplyWorkOrderUseCase {
     if (kept.length) {
       // destroy_after_deletion false (or a node that never got a server): the node leaves the
       // cluster; its server, if any, keeps running as an orphan node (Senlin's NODE_LEAVE).
-      const result: unknown = await m.query(
+      const result: unknown = await hotQuery(m,
         `UPDATE nodes SET cluster_id = NULL, index = -1, status_reason = 'Node left cluster', updated_at = $2 WHERE id = ANY($1) RETURNING ${NODE_STATE}`,
         [kept, now],
       );
@@ -396,6 +459,50 @@ export class ApplyWorkOrderUseCase {
     return written;
   }
 }
+
+/** data.placement gets the server group's Nova id when the order placed the node in one (JSON). */
+const placementOf = (create: ServerCreateDto, resolveGroup: (ref: string) => string): string =>
+  JSON.stringify(create.placement.servergroup ? { servergroup: resolveGroup(create.placement.servergroup) } : {});
+
+/** SQL: the node document `data` with `placement` (JSON text of placementOf) merged into its placement. */
+const withPlacement = (data: string, placement: string): string =>
+  `${data} || jsonb_build_object('placement', COALESCE(NULLIF(${data}->'placement', 'null'::jsonb), '{}'::jsonb) || ${placement}::jsonb)`;
+
+/** Every server of the order was accepted (made or found) and the order deletes nothing: recordAllCreating may apply. */
+const isAllAccepted = (order: WorkOrderMessage, outcomes: ReadonlyArray<{ serverId: string | null; error: string | null }>): boolean =>
+  outcomes.length > 0 && order.delete_servers.length === 0 && outcomes.every((o) => o.serverId !== null && o.error === null);
+
+/**
+ * recordAllCreating's statement. Lock order as in the transaction: the order's row (`held`), then
+ * the node rows (`mine`, FOR UPDATE: the newest version of each, a node deleted meanwhile is not
+ * there); then the fence, written only when every node is there for this action and the stored
+ * payload creates these nodes only and deletes none; then the nodes, only when the fence was
+ * written. Node rows exactly as recordCreate writes a created server's.
+ */
+const RECORD_ALL_CREATING = `WITH held AS MATERIALIZED (
+    SELECT action_id FROM work_orders WHERE action_id = $1 AND lease_token = $2 AND status = 'APPLYING' FOR UPDATE
+  ), mine AS MATERIALIZED (
+    SELECT n.id FROM nodes n WHERE n.id = ANY($5::text[]::uuid[]) AND n.action_id = $1 AND EXISTS (SELECT 1 FROM held) FOR UPDATE
+  ), fence AS (
+    UPDATE work_orders SET status = 'BUILDING', groups = $3, updated_at = $4,
+      lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, next_attempt_at = NULL
+     WHERE action_id = $1 AND lease_token = $2 AND status = 'APPLYING'
+       AND (SELECT count(*) FROM mine) = cardinality($5::text[])
+       AND jsonb_array_length(payload->'delete_servers') = 0
+       AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(payload->'create_servers') c WHERE NOT (c->>'node_id' = ANY($5::text[])))
+     RETURNING action_id
+  ), written AS (
+    UPDATE nodes n SET status = 'CREATING', status_reason = 'Creation in progress', physical_id = i.physical_id, build_deadline = $9,
+      lease_owner = NULL, lease_expires_at = NULL, updated_at = $4,
+      data = ${withPlacement('n.data', 'i.placement')}
+        || CASE WHEN i.uncertain THEN $10::jsonb ELSE '{}'::jsonb END
+      FROM unnest($5::text[], $6::text[], $7::text[], $8::boolean[]) AS i(id, physical_id, placement, uncertain)
+     WHERE n.id = i.id::uuid AND EXISTS (SELECT 1 FROM fence)
+  )
+  SELECT (SELECT count(*) FROM held)::int AS held, (SELECT count(*) FROM fence)::int AS fenced`;
+
+const endedOf = (status: string | null | undefined): string | null =>
+  status === 'SUCCEEDED' || status === 'FAILED' || status === 'CANCELLED' ? status : null;
 
 /** Senlin's failure text of a node action (node_action.py). */
 function opFailure(order: WorkOrderMessage, op: string): string {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger } from '@trellis/common';
+import { createLogger, silentLogger } from '@trellis/common';
 import { NovaError, type ServerCreateRequest } from '@trellis/nova';
 import type { Database } from '@trellis/persistence';
 import { leaseTakeovers } from '@trellis/observability';
@@ -7,6 +7,7 @@ import { metricValue } from '@trellis/observability/testing';
 import { openTestDatabase } from '@trellis/testing/database';
 import { FakeNova, fakeAccess, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 import { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
+import { OrderHeartbeat, claimOrder, fencedUpdate } from './order-lease';
 import { OrderPoller } from './order-poller';
 import { retryDelayMs } from './retry-schedule';
 
@@ -53,6 +54,25 @@ describe('work order leases: one worker applies an order at a time', () => {
     expect(applied).toMatchObject({ applied: true, created: 1 });
     expect(nova.created).toHaveLength(1);
     expect(await workerOn(db, nova).node(node.id)).toMatchObject({ status: 'CREATING', physical_id: [...nova.servers.keys()][0] });
+  });
+
+  it("a renewal that meets the holder's own release is no takeover; one that meets another worker's token is", async () => {
+    const order = workOrder(randomUUID());
+    const lines: string[] = [];
+    const logger = createLogger('nova-worker', 'warn', {}, (l) => lines.push(l));
+    const claim = await claimOrder(db.dataSource, order, { owner: 'worker-a', leaseSeconds: 60 });
+    if (!claim.token) throw new Error(`not claimed: ${claim.state}`);
+    const beat = new OrderHeartbeat(db.dataSource, order.action_id, claim.token, { owner: 'worker-a', leaseSeconds: 60 }, logger);
+    expect(await beat.renew()).toBe(true);
+    // the holder's last transaction releases the lease (as after its Nova calls); a renewal in flight then matches nothing
+    await db.dataSource.transaction((m) => fencedUpdate(m, order.action_id, claim.token, `status = 'BUILDING'`, [], 'action_id'));
+    await beat.renew();
+    expect(beat.lost).toBe(false);
+    expect(lines).toEqual([]);
+
+    await db.dataSource.query(`UPDATE work_orders SET lease_token = $2, lease_owner = 'worker-b' WHERE action_id = $1`, [order.action_id, randomUUID()]);
+    expect(await beat.renew()).toBe(false);
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(['work order taken over by another worker; this one will write nothing']);
   });
 
   it('a holder whose order was taken over writes nothing after its Nova calls', async () => {

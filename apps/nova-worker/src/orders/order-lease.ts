@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkOrderMessage } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
 import { leaseTakeovers } from '@trellis/observability';
+import { hotQuery } from '@trellis/persistence';
 import { changedCount, changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 
@@ -10,7 +11,12 @@ import type { DataSource, EntityManager } from 'typeorm';
  * `token`); `held`: another worker's lease on it is alive; `waiting`: it met a transient cloud error
  * and waits for its next attempt; anything else is the order's status (BUILDING, DONE).
  */
-export type HeldOrder = { state: 'first' | 'taken-over'; token: string };
+export type HeldOrder = {
+  state: 'first' | 'taken-over';
+  token: string;
+  /** the action's status when the order was claimed (null: no such action), read by the claiming statement */
+  actionStatus: string | null;
+};
 export type OrderClaim = HeldOrder | { state: 'held' | 'waiting' | string; token?: undefined };
 
 export interface OrderLeaseOptions {
@@ -31,32 +37,35 @@ const leaseUntil = (param: string) => `clock_timestamp() + make_interval(secs =>
  */
 export async function claimOrder(dataSource: DataSource, order: WorkOrderMessage, options: OrderLeaseOptions): Promise<OrderClaim> {
   const token = randomUUID();
-  // A first delivery, the usual case, is this one statement; it needs no transaction around it.
-  const inserted: unknown[] = await dataSource.query(
+  // A first delivery, the usual case, is this one statement; it needs no transaction around it. It
+  // also reads the action's status, the first safe point of a cancel (no read of its own before the
+  // first server request).
+  const inserted: Array<{ action_status: string | null }> = await hotQuery(dataSource.manager,
     `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
      VALUES ($1, $2, $3, 'APPLYING', '{}'::jsonb, $4, $4, $5, $6, ${leaseUntil('$7')})
-     ON CONFLICT (action_id) DO NOTHING RETURNING action_id`,
+     ON CONFLICT (action_id) DO NOTHING RETURNING (SELECT a.status FROM actions a WHERE a.id = $1) AS action_status`,
     [order.action_id, order.cluster_id, JSON.stringify(order), new Date(), options.owner, token, options.leaseSeconds],
   );
-  if (inserted.length > 0) return { state: 'first', token };
+  if (inserted.length > 0) return { state: 'first', token, actionStatus: inserted[0].action_status };
   // One UPDATE: of two concurrent claimers the second re-reads the row after the first committed
   // (READ COMMITTED) and finds the lease alive, so exactly one takes the order over. The subquery
   // reads the row as it was before this statement: an owner there is a holder whose lease ran out
   // (an order waiting for its next attempt has none).
-  const taken: unknown = await dataSource.query(
+  const taken: unknown = await hotQuery(dataSource.manager,
     `UPDATE work_orders SET lease_owner = $2, lease_token = $3, lease_expires_at = ${leaseUntil('$4')}, updated_at = $5
       WHERE action_id = $1 AND status = 'APPLYING'
         AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
         AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp())
-      RETURNING action_id, (SELECT o.lease_owner FROM work_orders o WHERE o.action_id = $1) AS previous_owner`,
+      RETURNING action_id, (SELECT o.lease_owner FROM work_orders o WHERE o.action_id = $1) AS previous_owner,
+        (SELECT a.status FROM actions a WHERE a.id = $1) AS action_status`,
     [order.action_id, options.owner, token, options.leaseSeconds, new Date()],
   );
-  const [takenRow] = changedRows<{ previous_owner: string | null }>(taken);
+  const [takenRow] = changedRows<{ previous_owner: string | null; action_status: string | null }>(taken);
   if (takenRow) {
     if (takenRow.previous_owner !== null) leaseTakeovers.inc({ lease: 'work_order' });
-    return { state: 'taken-over', token };
+    return { state: 'taken-over', token, actionStatus: takenRow.action_status };
   }
-  const [row]: Array<{ status: string; alive: boolean }> = await dataSource.query(
+  const [row]: Array<{ status: string; alive: boolean }> = await hotQuery(dataSource.manager,
     `SELECT status, COALESCE(lease_expires_at > clock_timestamp(), false) AS alive FROM work_orders WHERE action_id = $1`,
     [order.action_id],
   );
@@ -67,7 +76,9 @@ export async function claimOrder(dataSource: DataSource, order: WorkOrderMessage
 
 /**
  * Keeps a claimed order's lease alive while its Nova calls are in flight (renewed every third of
- * the lease). `lost` turns true when a renewal finds the token gone: the order was taken over.
+ * the lease). `lost` turns true when a renewal finds another worker's token on the order: it was
+ * taken over. A renewal that finds no token at all met the holder's own release (the fence of its
+ * last transaction committed while the renewal waited for the row): nothing is wrong then.
  */
 export class OrderHeartbeat {
   private timer: NodeJS.Timeout | null = null;
@@ -94,11 +105,11 @@ export class OrderHeartbeat {
 
   async renew(): Promise<boolean> {
     try {
-      const result: unknown = await this.dataSource.query(
+      const result: unknown = await hotQuery(this.dataSource.manager,
         `UPDATE work_orders SET lease_expires_at = ${leaseUntil('$3')} WHERE action_id = $1 AND lease_token = $2`,
         [this.actionId, this.token, this.options.leaseSeconds],
       );
-      if (changedCount(result) === 0 && !this.lost) {
+      if (changedCount(result) === 0 && !this.lost && (await this.heldByAnother())) {
         this.lost = true;
         this.logger.warn('work order taken over by another worker; this one will write nothing', { action_id: this.actionId });
       }
@@ -107,6 +118,16 @@ export class OrderHeartbeat {
       this.logger.warn('work order lease not renewed', { action_id: this.actionId, error: errorMessage(e) });
     }
     return !this.lost;
+  }
+
+  /**
+   * Whether another claim's token is on the order now. Under load a renewal can wait on the row
+   * while the holder's fence releases the lease (token NULL) and then match nothing; seen by the
+   * replica test as a false "taken over" warning from a worker that had just finished the order.
+   */
+  private async heldByAnother(): Promise<boolean> {
+    const [row]: Array<{ lease_token: string | null }> = await this.dataSource.query('SELECT lease_token FROM work_orders WHERE action_id = $1', [this.actionId]);
+    return !!row?.lease_token && row.lease_token !== this.token;
   }
 }
 
@@ -125,7 +146,7 @@ export async function fencedUpdate<T>(
 ): Promise<T | null> {
   const base = 2 + params.length;
   const [row] = changedRows<T>(
-    await m.query(
+    await hotQuery(m,
       `UPDATE work_orders SET ${set}, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL, next_attempt_at = NULL
         WHERE action_id = $1 AND lease_token = $${base} AND status = 'APPLYING' RETURNING ${returning}`,
       [actionId, ...params, token],

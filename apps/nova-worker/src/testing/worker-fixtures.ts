@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@trellis/common';
 import { RoutingKeys, SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
-import { NovaError, type NovaPort, type Server, type ServerAction, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
+import { NovaError, type CreatedServer, type NovaPort, type Server, type ServerAction, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
 import { NodeEntity, WorkOrderEntity, type Database } from '@trellis/persistence';
 import { BuildPoller } from '../builds/build-poller';
 import { NovaAccess } from '../identity/nova-access';
@@ -14,11 +14,26 @@ export class FakeNova implements Partial<NovaPort> {
   readonly deleted: string[] = [];
   /** set to make createServer answer 400 with this message */
   refuseCreates: string | null = null;
+  /**
+   * set to play a create whose first answer was lost: Nova made a server, the client did not hear it,
+   * found nothing yet, and its next try made a second one, which it returns as uncertain
+   */
+  loseFirstCreateAnswer = false;
+  /** listServers calls, in order */
+  readonly listings: Array<Record<string, string>> = [];
 
-  async createServer(request: ServerCreateRequest): Promise<{ id: string }> {
+  async createServer(request: ServerCreateRequest): Promise<CreatedServer> {
     if (this.refuseCreates) {
       throw new NovaError({ service: 'compute', status: 400, method: 'POST', path: '/servers', serviceMessage: this.refuseCreates });
     }
+    if (this.loseFirstCreateAnswer) {
+      this.boot(request);
+      return { id: this.boot(request), uncertain: true };
+    }
+    return { id: this.boot(request) };
+  }
+
+  private boot(request: ServerCreateRequest): string {
     this.created.push(request);
     const id = randomUUID();
     this.servers.set(id, {
@@ -32,7 +47,7 @@ export class FakeNova implements Partial<NovaPort> {
       metadata: request.metadata ?? {},
       fault: null,
     });
-    return { id };
+    return id;
   }
 
   async getServer(id: string): Promise<Server | null> {
@@ -40,6 +55,7 @@ export class FakeNova implements Partial<NovaPort> {
   }
 
   async listServers(filter: { metadata?: Record<string, string> } = {}): Promise<Server[]> {
+    this.listings.push(filter.metadata ?? {});
     const wanted = Object.entries(filter.metadata ?? {});
     return [...this.servers.values()].filter((s) => wanted.every(([k, v]) => s.metadata[k] === v));
   }

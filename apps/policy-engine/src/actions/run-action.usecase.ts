@@ -14,19 +14,22 @@ import {
   NodeEntity,
   ProfileEntity,
   addToOutbox,
+  hotQuery,
   inTransaction,
   markProcessedAndLockAction,
   row,
+  type SqlStatement,
 } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import { decideAction, defaultIds, type Evaluator, type IdSource } from '@trellis/decisions';
 import { emptyPlan, needsNova, type EnginePlan } from '@trellis/decisions';
-import { loadSnapshot, type Snapshot } from '@trellis/decisions';
+import { loadSnapshot, usingEveryNodeIfNeeded, type Snapshot } from '@trellis/decisions';
+import { IncompleteSnapshotError } from '@trellis/policies';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
 import type { RunActionResult } from './run-action-result';
-import { storeDecision } from './store-decision';
-import { writeActionState } from './action-rows';
+import { decisionStatement } from './store-decision';
+import { actionStateStatement, writeActionState } from './action-rows';
 import { applyNodeUpdates, tagUpdatedNodes } from './node-updates';
 
 export type { RunActionResult } from './run-action-result';
@@ -85,9 +88,15 @@ export class RunActionUseCase {
     loaded?: { snapshot: Snapshot; now: Date },
   ): Promise<RunActionResult> {
     const now = loaded?.now ?? new Date();
-    const snapshot = loaded?.snapshot ?? (await loadSnapshot(m, action, 'pre_op', now));
-    const decision = decideSafely(action, snapshot, this.evaluator, this.ids);
-    await storeDecision(m, action, decision, now);
+    const first = loaded?.snapshot ?? (await loadSnapshot(m, action, 'pre_op', now));
+    // a summarised snapshot that lists too few nodes for this decision is read again whole
+    const { snapshot, result: decision } = await usingEveryNodeIfNeeded(m, action, first, now, (s) => decideSafely(action, s, this.evaluator, this.ids));
+    // Writes nothing in this transaction reads go in the work order's outbox statement (one round
+    // trip each fewer); on the paths that end the action here they run at once.
+    const writes: SqlStatement[] = [decisionStatement(action, decision, now)];
+    const runWrites = async () => {
+      for (const w of writes.splice(0)) await hotQuery(m, w.text, w.params);
+    };
     await this.options.drift?.observe(m, action, snapshot, now);
 
     action.status = 'RUNNING';
@@ -101,25 +110,29 @@ export class RunActionUseCase {
     action.updated_at = now;
 
     if (decision.failure) {
+      await runWrites();
       await writeActionState(m, action);
       await finishAction(m, action, { status: 'FAILED', reason: decision.failure, plan: decision.plan, now });
       return { kind: 'finished', status: 'FAILED', reason: decision.failure };
     }
     const cluster = action.cluster_id ? await this.applyClusterUpdate(m, action, decision.plan, now) : null;
-    await this.insertNodes(m, action, decision.plan, now, cluster);
+    const nodes = await this.insertNodes(m, action, decision.plan, now, cluster);
+    if (nodes) writes.push(nodes);
     if (decision.plan.membership) await applyMembership(m, action, decision.plan.membership, now);
     await this.markVictims(m, action, decision.plan, now);
     await tagUpdatedNodes(m, action, decision.plan, now);
-    await writeActionState(m, action);
 
     if (!needsNova(decision.plan)) {
+      await runWrites();
+      await writeActionState(m, action);
       await applyNodeUpdates(m, decision.plan, 'all', now);
       await finishAction(m, action, { status: 'SUCCEEDED', reason: decision.plan.success_reason, plan: decision.plan, now });
       return { kind: 'finished', status: 'SUCCEEDED', reason: decision.plan.success_reason };
     }
     // a cluster's new servers boot from the cluster's profile, which the snapshot holds already
     const profile = snapshot.cluster && !action.action.startsWith('NODE_') ? profileProperties(snapshot.cluster.profile.spec) : undefined;
-    await this.order(m, action, decision.plan, message.correlation_id, now, profile);
+    // the action's new state goes in the work order's outbox statement
+    await this.order(m, action, decision.plan, message.correlation_id, now, profile, [...writes, actionStateStatement(action)]);
     return { kind: 'ordered', creates: decision.plan.create_nodes.length, deletes: decision.plan.delete_nodes.length };
   }
 
@@ -186,54 +199,72 @@ export class RunActionUseCase {
       set.status_reason = `${action.action} in progress`;
     }
     const reserve = action.action === 'NODE_CREATE' ? 0 : plan.create_nodes.length;
-    const result = await m
-      .createQueryBuilder()
-      .update(ClusterEntity)
-      .set({ ...row<ClusterEntity>(set), ...(reserve > 0 ? { next_index: () => `next_index + ${reserve}` } : {}) })
-      .where('id = :id', { id: action.cluster_id })
-      .returning(['id', 'next_index', 'profile_id'])
-      .execute();
-    const updated = (result.raw as Array<{ id: string; next_index: number; profile_id: string }>)[0];
+    // Plain SQL with the columns in a fixed order: a few distinct texts (one per set of columns a
+    // plan changes), each a prepared statement, instead of the query builder on every action.
+    const meta = m.connection.getMetadata(ClusterEntity);
+    const driver = m.connection.driver;
+    const params: unknown[] = [action.cluster_id];
+    const assignments: string[] = [];
+    for (const key of Object.keys(set).sort() as Array<keyof ClusterEntity>) {
+      if (set[key] === undefined) continue;
+      const column = meta.findColumnWithPropertyName(key);
+      if (!column) throw new Error(`a plan updates cluster column '${key}', which does not exist`);
+      params.push(driver.preparePersistentValue(set[key], column));
+      assignments.push(`${driver.escape(column.databaseName)} = $${params.length}`);
+    }
+    if (reserve > 0) {
+      params.push(reserve);
+      assignments.push(`next_index = next_index + $${params.length}`);
+    }
+    const [rows] = await hotQuery<[Array<{ id: string; next_index: number; profile_id: string }>, number]>(
+      m,
+      `UPDATE clusters SET ${assignments.join(', ')} WHERE id = $1 RETURNING id, next_index, profile_id`,
+      params,
+    );
+    const updated = rows[0];
     if (!updated) throw new Error(`cluster ${action.cluster_id} of action ${action.id} does not exist`);
     return { id: updated.id, first: updated.next_index - reserve, profile_id: updated.profile_id };
   }
 
-  private async insertNodes(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date, cluster: ReservedIndexes | null): Promise<void> {
-    if (!plan.create_nodes.length) return;
+  /**
+   * The plan's new nodes, their indexes set: the INSERT of a cluster's new nodes is returned for the
+   * caller to send (null when there is nothing to insert; a NODE_CREATE's node is updated at once).
+   */
+  private async insertNodes(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date, cluster: ReservedIndexes | null): Promise<SqlStatement | null> {
+    if (!plan.create_nodes.length) return null;
     if (action.action === 'NODE_CREATE') {
       const n = plan.create_nodes[0];
       await m.getRepository(NodeEntity).update(
         { id: n.node_id },
         row<NodeEntity>({ action_id: action.id, data: { placement: n.placement }, status: 'INIT', updated_at: now }),
       );
-      return;
+      return null;
     }
     if (!cluster) throw new Error(`action ${action.id} creates nodes but names no cluster`);
     const first = cluster.first;
     plan.create_nodes.forEach((n, i) => (n.index = first + i));
-    await m.getRepository(NodeEntity).insert(
-      plan.create_nodes.map((n) => row<NodeEntity>({
-        id: n.node_id,
-        name: n.name,
-        cluster_id: cluster.id,
-        profile_id: cluster.profile_id,
-        project: action.project,
-        user: action.user,
-        domain: action.domain,
-        physical_id: null,
-        index: n.index,
-        role: null,
-        status: 'INIT',
-        status_reason: 'Initializing',
-        data: { placement: n.placement },
-        metadata: {},
-        tainted: false,
-        init_at: now,
-        created_at: null,
-        updated_at: now,
-        action_id: action.id,
-      })),
-    );
+    // One statement of fixed text for any number of nodes (a prepared statement): the per-node
+    // values as arrays, the rest shared by the action's nodes.
+    return {
+      text: `INSERT INTO nodes (id, name, cluster_id, profile_id, project, "user", domain, physical_id, index, role, status,
+                          status_reason, data, metadata, tainted, init_at, created_at, updated_at, action_id)
+       SELECT n.id, n.name, $4::uuid, $5::uuid, $6::varchar, $7::varchar, $8::varchar, NULL::varchar, n.idx, NULL::varchar,
+              'INIT', 'Initializing', n.data, '{}'::jsonb, false, $9::timestamptz, NULL::timestamptz, $9::timestamptz, $10::uuid
+         FROM unnest($1::uuid[], $2::varchar[], $3::int[], $11::jsonb[]) AS n(id, name, idx, data)`,
+      params: [
+        plan.create_nodes.map((n) => n.node_id),
+        plan.create_nodes.map((n) => n.name),
+        plan.create_nodes.map((n) => n.index),
+        cluster.id,
+        cluster.profile_id,
+        action.project,
+        action.user,
+        action.domain,
+        now,
+        action.id,
+        plan.create_nodes.map((n) => JSON.stringify({ placement: n.placement })),
+      ],
+    };
   }
 
   private async markVictims(m: EntityManager, action: ActionEntity, plan: EnginePlan, now: Date): Promise<void> {
@@ -254,6 +285,7 @@ export class RunActionUseCase {
     correlationId: string,
     now: Date,
     profile?: Record<string, unknown>,
+    writes: SqlStatement[] = [],
   ) {
     const profiles = profile ?? (await this.profilesOf(m, action));
     const messageId = randomUUID();
@@ -288,7 +320,7 @@ export class RunActionUseCase {
       messageId,
       correlationId,
       body: order,
-    });
+    }, { with: writes });
   }
 
   /** the profile properties new servers are booted from */
@@ -320,6 +352,8 @@ function decideSafely(action: ActionEntity, snapshot: Snapshot, evaluator: Evalu
   try {
     return decideAction(action, snapshot, evaluator, ids);
   } catch (e) {
+    // not a verdict: the caller reads every node and decides again
+    if (e instanceof IncompleteSnapshotError) throw e;
     const plan = emptyPlan();
     const reason = `The policy engine could not decide ${action.action}: ${e instanceof Error ? e.message : String(e)}`;
     return { hook: 'none' as const, input: snapshot, output: {}, trace: [], plan, failure: reason };

@@ -9,6 +9,7 @@ import {
   loadBindings,
   loadSnapshot,
   planRepair,
+  usingEveryNodeIfNeeded,
   repairIsEmpty,
   type Evaluator,
   type Finding,
@@ -117,7 +118,8 @@ export class DriftCoordinator {
     if (!SCALING.has(action.action) || !action.cluster_id || !snapshot.cluster) return;
     if (driftStateOf(action.outputs)) return;
     if (!driftBindings(snapshot.policies, this.evaluator).length) return;
-    await recordFindings(m, action, detectClusterDrift(snapshot, this.evaluator), now);
+    const { result: findings } = await usingEveryNodeIfNeeded(m, action, snapshot, now, (s) => detectClusterDrift(s, this.evaluator));
+    await recordFindings(m, action, findings, now);
   }
 
   /** A RUNNING action sent again (resume, replay): its step in flight is ordered once more. */
@@ -176,7 +178,8 @@ export class DriftCoordinator {
     if (result.outcome !== 'SUCCEEDED') {
       return this.finish(m, action, state, 'FAILED', `The nova-worker could not look at the cloud: ${result.reason}`, now);
     }
-    const snapshot = await loadSnapshot(m, action, 'pre_op', now);
+    // judged on every node: drift findings name them
+    const snapshot = await loadSnapshot(m, action, 'pre_op', now, { everyNode: true });
     const verifying = step.detail.phase === 'verify';
 
     if (action.action === 'CLUSTER_CHECK' || (action.action === 'CLUSTER_REPAIR' && !verifying)) {

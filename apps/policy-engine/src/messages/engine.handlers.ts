@@ -1,24 +1,18 @@
-import { ActionRequestedMessage, ContractViolation, WorkResultMessage, parseContract } from '@trellis/contracts';
-import { errorMessage, isDomainError, type Logger } from '@trellis/common';
-import type { HandlerOutcome, IncomingMessage } from '@trellis/messaging';
+import { ActionRequestedMessage, WorkResultMessage, parseContract } from '@trellis/contracts';
+import type { Logger } from '@trellis/common';
+import { errorToOutcome, type HandlerOutcome, type IncomingMessage } from '@trellis/messaging';
 import { isDatabaseUnavailable } from '@trellis/persistence';
 import { ActionGone, type RunActionUseCase } from '../actions/run-action.usecase';
 import type { ApplyWorkResultUseCase } from '../results/apply-work-result.usecase';
 
 /**
- * Maps what happened to a message onto the bus: success → ack; a message that can never succeed
- * (invalid, or pointing at nothing) → dead-letter with the reason; anything else → retry, which
- * the queue's delivery limit turns into a dead-letter if it keeps failing.
+ * Maps what happened to a message onto the bus (libs/messaging errorToOutcome): success → ack; a
+ * message that can never succeed (invalid, or pointing at an action that is gone) → dead-letter with
+ * the reason; anything else → retry, which the queue's delivery limit turns into a dead-letter if it
+ * keeps failing.
  */
 export function outcomeOf(error: unknown): HandlerOutcome {
-  if (error instanceof ContractViolation) return { kind: 'dead-letter', reason: error.message, reasonClass: 'invalid' };
-  if (error instanceof ActionGone) return { kind: 'dead-letter', reason: error.message, reasonClass: 'rejected' };
-  if (isDomainError(error)) {
-    return error.transient
-      ? { kind: 'retry', reason: error.message, reasonClass: 'transient' }
-      : { kind: 'dead-letter', reason: error.message, reasonClass: 'rejected' };
-  }
-  return { kind: 'retry', reason: errorMessage(error), reasonClass: isDatabaseUnavailable(error) ? 'transient' : 'unexpected' };
+  return errorToOutcome(error, { permanent: (e) => e instanceof ActionGone, transient: isDatabaseUnavailable });
 }
 
 export class EngineHandlers {

@@ -3,6 +3,7 @@ import type { Logger } from '@trellis/common';
 import {
   ActionEntity,
   ClusterPolicyEntity,
+  hotQuery,
   inTransaction,
   markProcessedAndLockAction,
 } from '@trellis/persistence';
@@ -40,8 +41,13 @@ export class ApplyWorkResultUseCase {
         await recordLateResult(m, action, result);
         return 'already-final' as const;
       }
-      // the plan alone: the decision's input (the whole snapshot) and trace are not needed here
-      const decided: Array<{ plan: EnginePlan }> = await m.query('SELECT plan FROM decisions WHERE action_id = $1', [action.id]);
+      // the plan alone (the decision's input, the whole snapshot, and its trace are not needed here),
+      // and whether the cluster has an enabled binding for the AFTER chain to run
+      const decided: Array<{ plan: EnginePlan; bound: boolean }> = await hotQuery(m,
+        `SELECT d.plan, EXISTS (SELECT 1 FROM cluster_policies b WHERE b.cluster_id = $2 AND b.enabled) AS bound
+           FROM decisions d WHERE d.action_id = $1`,
+        [action.id, action.cluster_id],
+      );
       if (!decided.length) throw new Error(`action ${action.id} has a work result but no decision`);
       const plan = decided[0].plan;
       const now = new Date();
@@ -52,7 +58,8 @@ export class ApplyWorkResultUseCase {
       if (plan.create_nodes.length) outputs.nodes_added = added;
       if (plan.delete_nodes.length) outputs.nodes_removed = removed;
 
-      if (result.outcome === 'SUCCEEDED' && POST_OP_ACTIONS.has(action.action) && action.cluster_id) {
+      // without an enabled binding no policy runs: the snapshot (two statements) is not read for nothing
+      if (result.outcome === 'SUCCEEDED' && POST_OP_ACTIONS.has(action.action) && action.cluster_id && decided[0].bound) {
         await this.postOp(m, action, now);
       }
       // each node whose server update succeeded stores its update, even when another node's failed

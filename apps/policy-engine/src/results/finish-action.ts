@@ -10,11 +10,13 @@ import {
   NodeEntity,
   addToOutbox,
   afterCommit,
+  hotQuery,
   row,
+  type SqlStatement,
 } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { writeActionState } from '../actions/action-rows';
+import { actionStateStatement } from '../actions/action-rows';
 import type { EnginePlan } from '@trellis/decisions';
 
 export interface Finish {
@@ -38,7 +40,10 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
   // Read before a successful delete removes them: the target's name and, for the cluster's status,
   // its sizes and ACTIVE nodes (nothing below changes those unless the cluster itself goes).
   const isNode = action.action.startsWith('NODE_');
-  const cluster = action.cluster_id ? await readClusterState(m, action.cluster_id) : null;
+  // the nodes the action created, for their events: read with the cluster (nothing below changes
+  // their names or statuses)
+  const created = action.action === 'NODE_CREATE' ? [] : f.plan.create_nodes.map((n) => n.node_id);
+  const cluster = action.cluster_id ? await readClusterState(m, action.cluster_id, created) : null;
   const targetName = !isNode && cluster?.id === action.target ? cluster.name : await nameOf(m, isNode ? NodeEntity : ClusterEntity, action.target);
   if (f.status === 'SUCCEEDED') await applySuccess(m, action, f);
 
@@ -49,13 +54,13 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
   action.lease_owner = null;
   action.lease_expires_at = null;
   action.updated_at = f.now;
-  await writeActionState(m, action);
-
+  // the action's end, the cluster's status and the events go in the outbox row's statement
+  const writes: SqlStatement[] = [actionStateStatement(action)];
   if (cluster && !(f.status === 'SUCCEEDED' && f.plan.delete_cluster)) {
-    await writeClusterStatus(m, cluster, action.action, f.now);
+    writes.push(clusterStatusStatement(cluster, action.action, f.now));
   }
 
-  const events = [row<EventEntity>({
+  const events: EventRow[] = [{
     id: randomUUID(),
     timestamp: f.now,
     oid: action.target,
@@ -69,8 +74,8 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     status: f.status === 'SUCCEEDED' ? 'end' : 'error',
     status_reason: f.reason,
     meta_data: { action_id: action.id },
-  }), ...(await nodeEvents(m, action, f))];
-  await m.getRepository(EventEntity).insert(events);
+  }, ...nodeEvents(action, f, cluster ? cluster.created : await readNodes(m, created))];
+  writes.push(eventsStatement(events));
 
   const messageId = randomUUID();
   const finished: ActionFinishedMessage = {
@@ -94,7 +99,7 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
     messageId,
     correlationId: finished.correlation_id,
     body: finished,
-  });
+  }, { with: writes });
   countFinished(m, action, f);
 }
 
@@ -153,6 +158,8 @@ async function nameOf(m: EntityManager, entity: typeof NodeEntity | typeof Clust
   return (await m.getRepository<{ id: string; name: string }>(entity).findOne({ where: { id }, select: { name: true } }))?.name;
 }
 
+type CreatedNode = Pick<NodeEntity, 'id' | 'name' | 'status' | 'status_reason'>;
+
 interface ClusterState {
   id: string;
   name: string;
@@ -162,24 +169,43 @@ interface ClusterState {
   /** created_at is still null: the cluster's first action is ending */
   unborn: boolean;
   active: number;
+  /** the nodes asked for, in the order asked */
+  created: CreatedNode[];
 }
 
-/** What Senlin's status rule needs of a cluster, with its ACTIVE nodes counted, in one query. */
-async function readClusterState(m: EntityManager, clusterId: string): Promise<ClusterState | null> {
-  const rows: ClusterState[] = await m.query(
+/**
+ * What Senlin's status rule needs of a cluster, with its ACTIVE nodes counted, and the nodes
+ * `created` (ids), in one query.
+ */
+async function readClusterState(m: EntityManager, clusterId: string, created: string[]): Promise<ClusterState | null> {
+  const rows: ClusterState[] = await hotQuery(
+    m,
     `SELECT c.id, c.name, c.min_size, c.max_size, c.desired_capacity, c.created_at IS NULL AS unborn,
-            (SELECT count(*)::int FROM nodes n WHERE n.cluster_id = c.id AND n.status = 'ACTIVE') AS active
+            (SELECT count(*)::int FROM nodes n WHERE n.cluster_id = c.id AND n.status = 'ACTIVE') AS active,
+            (SELECT coalesce(json_agg(json_build_object('id', n.id, 'name', n.name, 'status', n.status, 'status_reason', n.status_reason)
+                                      ORDER BY array_position($2::uuid[], n.id)), '[]'::json)
+               FROM nodes n WHERE n.id = ANY($2::uuid[])) AS created
        FROM clusters c WHERE c.id = $1`,
-    [clusterId],
+    [clusterId, created],
   );
   return rows[0] ?? null;
+}
+
+/** The nodes `ids`, in that order (for an action without a cluster). */
+async function readNodes(m: EntityManager, ids: string[]): Promise<CreatedNode[]> {
+  if (!ids.length) return [];
+  return hotQuery(
+    m,
+    'SELECT id, name, status, status_reason FROM nodes WHERE id = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], id)',
+    [ids],
+  );
 }
 
 /**
  * Senlin's status after a membership change: fewer ACTIVE nodes than min_size → ERROR; fewer than
  * desired_capacity → WARNING; within max_size (or no max) → ACTIVE; above it → WARNING.
  */
-export function clusterStatus(c: Omit<ClusterState, 'id' | 'name' | 'unborn'>, actionName: string): { status: string; reason: string } {
+export function clusterStatus(c: Omit<ClusterState, 'id' | 'name' | 'unborn' | 'created'>, actionName: string): { status: string; reason: string } {
   if (c.active < c.min_size) {
     return { status: 'ERROR', reason: `${actionName}: number of active nodes is below min_size (${c.min_size}).` };
   }
@@ -192,23 +218,19 @@ export function clusterStatus(c: Omit<ClusterState, 'id' | 'name' | 'unborn'>, a
   return { status: 'WARNING', reason: `${actionName}: number of active nodes is above max_size (${c.max_size}).` };
 }
 
-async function writeClusterStatus(m: EntityManager, cluster: ClusterState, actionName: string, now: Date): Promise<void> {
+function clusterStatusStatement(cluster: ClusterState, actionName: string, now: Date): SqlStatement {
   const { status, reason } = clusterStatus(cluster, actionName);
-  await m.getRepository(ClusterEntity).update(
-    { id: cluster.id },
-    { status, status_reason: reason, updated_at: now, ...(cluster.unborn ? { created_at: now } : {}) },
-  );
+  return {
+    text: `UPDATE clusters SET status = $2, status_reason = $3, updated_at = $4, created_at = CASE WHEN $5::boolean THEN $4 ELSE created_at END
+      WHERE id = $1`,
+    params: [cluster.id, status, reason, now, cluster.unborn],
+  };
 }
 
 /** One NODE event per server the action created (Senlin's derived NODE_CREATE actions each left one). */
-async function nodeEvents(m: EntityManager, action: ActionEntity, f: Finish): Promise<QueryDeepPartialEntity<EventEntity>[]> {
-  if (action.action === 'NODE_CREATE' || !f.plan.create_nodes.length) return [];
-  const nodes = await m.getRepository(NodeEntity).find({
-    where: f.plan.create_nodes.map((n) => ({ id: n.node_id })),
-    select: { id: true, name: true, status: true, status_reason: true },
-  });
+function nodeEvents(action: ActionEntity, f: Finish, nodes: readonly CreatedNode[]): EventRow[] {
   return nodes.map((n) =>
-      row<EventEntity>({
+      ({
         id: randomUUID(),
         timestamp: f.now,
         oid: n.id,
@@ -224,4 +246,31 @@ async function nodeEvents(m: EntityManager, action: ActionEntity, f: Finish): Pr
         meta_data: { action_id: action.id },
       }),
   );
+}
+
+type EventRow = EventEntity;
+
+/** The events in one INSERT of fixed text (one prepared statement), whatever their number. */
+function eventsStatement(events: EventRow[]): SqlStatement {
+  const column = <K extends keyof EventRow>(key: K) => events.map((e) => e[key]);
+  return {
+    text: `INSERT INTO events (id, timestamp, oid, oname, otype, cluster_id, level, "user", project, action, status, status_reason, meta_data)
+     SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::varchar[], $5::varchar[], $6::uuid[], $7::int[],
+                          $8::varchar[], $9::varchar[], $10::varchar[], $11::varchar[], $12::text[], $13::jsonb[])`,
+    params: [
+      column('id'),
+      column('timestamp'),
+      column('oid'),
+      column('oname'),
+      column('otype'),
+      column('cluster_id'),
+      column('level'),
+      column('user'),
+      column('project'),
+      column('action'),
+      column('status'),
+      column('status_reason'),
+      events.map((e) => JSON.stringify(e.meta_data)),
+    ],
+  };
 }

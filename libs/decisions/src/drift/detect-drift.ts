@@ -1,4 +1,4 @@
-import type { DriftContext, Policy, PolicyRegistry, ServerGroupFact } from '@trellis/policies';
+import { IncompleteSnapshotError, type DriftContext, type Policy, type PolicyRegistry, type ServerGroupFact } from '@trellis/policies';
 import type { Snapshot, SnapshotCluster, SnapshotPolicy } from '../load-snapshot';
 import type { Finding } from './findings';
 
@@ -35,6 +35,7 @@ export function driftBindings(policies: readonly SnapshotPolicy[], types: DriftT
 export function detectClusterDrift(snapshot: Snapshot, types: DriftTypes): Finding[] {
   const cluster = snapshot.cluster;
   if (!cluster) return [];
+  if (cluster.summary) return summaryDrift(snapshot, cluster, types);
   const context: Omit<DriftContext, 'binding_data'> = {
     cluster: { id: cluster.id, name: cluster.name, profile: cluster.profile },
     nodes: cluster.nodes.filter((n) => n.status === 'ACTIVE'),
@@ -43,8 +44,35 @@ export function detectClusterDrift(snapshot: Snapshot, types: DriftTypes): Findi
   return driftBindings(snapshot.policies, types).flatMap((policy) => policyDrift(policy, context, types));
 }
 
+/**
+ * A summarised cluster (only candidates listed): each binding judged from the counts of ACTIVE nodes
+ * per zone. A type that cannot tell from counts, or finds drift whose finding names nodes, throws
+ * IncompleteSnapshotError: the caller loads every node and asks again.
+ */
+function summaryDrift(snapshot: Snapshot, cluster: SnapshotCluster, types: DriftTypes): Finding[] {
+  const summary = cluster.summary!;
+  const context = {
+    cluster: { id: cluster.id, name: cluster.name, profile: cluster.profile },
+    active: summary.active_count,
+    zones: new Map(summary.zones.map((z) => [z.name, z.active])),
+    cloud: { availability_zones: snapshot.cloud.availability_zones, server_groups: snapshot.cloud.server_groups as ServerGroupFact[] },
+  };
+  return driftBindings(snapshot.policies, types).flatMap((policy) =>
+    judgeBinding(policy, types, (typed) => {
+      const found = typed.detectDriftFromCounts({ ...context, binding_data: policy.binding_data });
+      if (found === null) throw new IncompleteSnapshotError(`${policyLabel(policy)}: drift is judged on every ACTIVE node`);
+      return found;
+    }),
+  );
+}
+
 /** One binding's findings, each naming the policy and binding it belongs to. */
 function policyDrift(policy: SnapshotPolicy, context: Omit<DriftContext, 'binding_data'>, types: DriftTypes): Finding[] {
+  return judgeBinding(policy, types, (typed) => typed.detectDrift({ ...context, binding_data: policy.binding_data }));
+}
+
+/** Reads the binding's policy (a policy that cannot be read is a finding of its own) and names it in each finding `judge` returns. */
+function judgeBinding(policy: SnapshotPolicy, types: DriftTypes, judge: (typed: Policy) => Array<Omit<Finding, 'policy_id' | 'policy_name' | 'binding_id'>>): Finding[] {
   const base = { policy_id: policy.id, policy_name: policy.name, binding_id: policy.binding_id };
   let typed: Policy;
   try {
@@ -53,11 +81,7 @@ function policyDrift(policy: SnapshotPolicy, context: Omit<DriftContext, 'bindin
     const reason = e instanceof Error ? e.message : String(e);
     return [{ ...base, kind: 'policy_unreadable', node_ids: [], message: `${policyLabel(policy)}: drift cannot be judged: ${reason}` }];
   }
-  return typed.detectDrift({ ...context, binding_data: policy.binding_data }).map((f) => ({
-    ...base,
-    ...f,
-    message: `${policyLabel(policy)}: ${f.message}`,
-  }));
+  return judge(typed).map((f) => ({ ...base, ...f, message: `${policyLabel(policy)}: ${f.message}` }));
 }
 
 function policyLabel(p: SnapshotPolicy): string {

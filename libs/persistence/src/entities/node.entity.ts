@@ -1,9 +1,21 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { jsonb, tstz, type JsonObject } from './columns';
 
-/** (project, init_at, id): GET /v1/nodes' order for one project (migration 1795900000000). */
+/**
+ * (project, init_at, id): GET /v1/nodes' order for one project (migration 1795900000000).
+ * (cluster_id, index, id): a cluster's node ids from the index alone; the partial expression index
+ * on (project, data.placement.host) lists a project's recorded hosts (migration 1795945000000).
+ * (cluster_id, placement_zone, created_at, index) and the partial (cluster_id) of the bad nodes: a
+ * scale-in's candidates (migrations 1795960000000, 1795970000000); (cluster_id, placement_zone,
+ * profile_id, index) INCLUDE (status, tainted, created_at): a summarised snapshot's counts per zone
+ * from the index alone, and OLDEST_PROFILE_FIRST's candidates (1795970000000).
+ */
 @Entity('nodes')
-@Index(['cluster_id'])
+@Index(['cluster_id', 'index', 'id'])
+@Index('IDX_nodes_project_placement_host', { synchronize: false })
+@Index('IDX_nodes_cluster_zone_age', { synchronize: false })
+@Index('IDX_nodes_cluster_zone_profile', { synchronize: false })
+@Index('IDX_nodes_cluster_bad', { synchronize: false })
 @Index(['project', 'name'])
 @Index(['action_id'])
 @Index(['status', 'lease_expires_at'])
@@ -25,6 +37,21 @@ export class NodeEntity {
   @Column('text', { default: '' }) status_reason: string;
   /** `placement: {zone, servergroup, host}` and anything policies record about the node */
   @Column({ ...jsonb, default: {} }) data: JsonObject;
+  /**
+   * `data.placement.zone` when it is a string (the zone policies read, nodeZone), kept by PostgreSQL
+   * for the indexes a summarised snapshot reads (migration 1795970000000): nobody writes it, and
+   * entities do not load it.
+   */
+  @Column({
+    type: 'text',
+    nullable: true,
+    generatedType: 'STORED',
+    asExpression: `CASE WHEN jsonb_typeof("data" #> '{placement,zone}') = 'string' THEN "data" #>> '{placement,zone}' END`,
+    select: false,
+    insert: false,
+    update: false,
+  })
+  readonly placement_zone?: string | null;
   @Column({ ...jsonb, default: {} }) metadata: JsonObject;
   @Column('boolean', { default: false }) tainted: boolean;
   @Column({ ...tstz, nullable: true }) init_at: Date | null;

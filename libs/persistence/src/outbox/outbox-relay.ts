@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { hotQuery } from '../prepared';
 import { createLogger, errorMessage, type Logger } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import { requirePositiveInt, requirePositiveNumber } from '../guards';
@@ -247,7 +248,7 @@ export class OutboxRelay {
     this.toMark = [];
     this.markDueAt = Infinity;
     try {
-      await this.dataSource.query(`UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::bigint[])`, [ids]);
+      await hotQuery(this.dataSource.manager, `UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::bigint[])`, [ids]);
     } catch (e) {
       // try again with the next ones; until then their lease keeps polling relays off them
       this.toMark = ids.concat(this.toMark);

@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { badRequest } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import { optionalText, requireText, requireUuid } from '../guards';
+import { hotQuery } from '../prepared';
 import { changedCount } from '../sql';
 import { handoffTarget, noteWritten } from './handoff';
 import type { OutboxRow } from './outbox-row';
@@ -26,7 +27,23 @@ export interface OutboxStats {
  * When an outbox relay runs in this process for the same database, the row is handed to it once the
  * transaction commits (./handoff.ts): published at once, with no polling and no claiming statement.
  */
-export async function addToOutbox(manager: EntityManager, message: OutgoingMessage): Promise<boolean> {
+/** A data-modifying statement (INSERT, UPDATE or DELETE) and its parameters, `$1`… in its text. */
+export interface SqlStatement {
+  text: string;
+  params: unknown[];
+}
+
+export interface AddToOutboxOptions {
+  /**
+   * Writes of the caller's that go to the database in the same statement as the outbox row (each
+   * a data-modifying WITH, which PostgreSQL runs to completion whether or not anything reads it):
+   * one round trip instead of one per write. Their results are not returned, and `$n` in their
+   * text must only ever be parameters.
+   */
+  with?: readonly SqlStatement[];
+}
+
+export async function addToOutbox(manager: EntityManager, message: OutgoingMessage, options: AddToOutboxOptions = {}): Promise<boolean> {
   if (message === null || typeof message !== 'object') throw badRequest('message must be an object');
   const exchange = requireText('message.exchange', message.exchange, 128);
   const routingKey = requireText('message.routingKey', message.routingKey, 255, 0);
@@ -39,12 +56,22 @@ export async function addToOutbox(manager: EntityManager, message: OutgoingMessa
   // The handoff lease starts when the row is written (clock_timestamp()), not when its transaction
   // began (now()): a transaction longer than the lease would otherwise commit a row whose lease has
   // already run out, and a polling relay would publish it beside the handoff.
-  const rows: { id: string }[] = await manager.query(
-    `INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at, claimed_until)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, now(), clock_timestamp() + make_interval(secs => $8))
+  const priors = options.with ?? [];
+  const params: unknown[] = [];
+  const ctes: string[] = [];
+  for (const prior of priors) {
+    ctes.push(`w${ctes.length} AS (${renumbered(prior.text, params.length)})`);
+    params.push(...prior.params);
+  }
+  const n = params.length;
+  params.push(exchange, routingKey, messageId, type, correlationId, payload, JSON.stringify(headers), target ? target.handoffLeaseSeconds : null);
+  const rows: { id: string }[] = await hotQuery(
+    manager,
+    `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at, claimed_until)
+     VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}::jsonb, $${n + 7}::jsonb, now(), clock_timestamp() + make_interval(secs => $${n + 8}))
      ON CONFLICT (message_id) DO NOTHING
      RETURNING id`,
-    [exchange, routingKey, messageId, type, correlationId, payload, JSON.stringify(headers), target ? target.handoffLeaseSeconds : null],
+    params,
   );
   if (rows.length !== 1) return false;
   if (target) {
@@ -119,6 +146,20 @@ export async function purgePublishedOutbox(
     total += deleted;
     if (deleted < batchSize) return total;
   }
+}
+
+const renumberedTexts = new Map<string, string>();
+
+/** `text` with each parameter `$n` moved up by `offset` (cached: the texts are few and fixed). */
+function renumbered(text: string, offset: number): string {
+  if (offset === 0) return text;
+  const key = `${offset}:${text}`;
+  let out = renumberedTexts.get(key);
+  if (out === undefined) {
+    out = text.replace(/\$(\d+)/g, (_, d: string) => `$${Number(d) + offset}`);
+    renumberedTexts.set(key, out);
+  }
+  return out;
 }
 
 function checkHeaders(headers: unknown): Record<string, string | number | boolean> {

@@ -12,6 +12,7 @@ import {
 } from '../framework/policy';
 import { randomName } from '../framework/random';
 import { parseResizeParams } from '../resize/resize';
+import { nodeCount } from '../framework/summary';
 import { AllowedValues, Schema, pyInt } from '../schema/schema';
 import { PlacementEntry, affinityPlacements, chooseServerGroup, drsZone, pickDrsHypervisor } from './plan';
 
@@ -185,7 +186,7 @@ export class AffinityPolicy extends Policy<AffinityProperties> {
     else if (action.action === 'CLUSTER_SCALE_OUT') raw = action.inputs.count ?? 1;
     else if (action.action === 'NODE_CREATE') raw = 1;
     else {
-      const result = parseResizeParams(action.inputs, data, cluster, cluster.nodes.length, ctx.maxNodesPerCluster);
+      const result = parseResizeParams(action.inputs, data, cluster, nodeCount(cluster), ctx.maxNodesPerCluster);
       if (!result.ok) {
         // Decision 10: Senlin ignored the parser's verdict here.
         data.status = 'ERROR';

@@ -3,7 +3,8 @@ import { HookContext, Policy, PolicyType } from '../framework/policy';
 import { parseResizeParams } from '../resize/resize';
 import { zoneIndexFor } from '../resize/zone-index';
 import { AllowedValues, Schema, pyInt } from '../schema/schema';
-import { DELETION_CRITERIA, DeletionCriteria, pickVictims, pickVictimsByZone } from './plan';
+import { DELETION_CRITERIA, DeletionCriteria, pickVictims, pickVictimsByZone, victimOrder } from './plan';
+import { nodeCount, requireListed } from '../framework/summary';
 
 export interface DeletionProperties {
   criteria: DeletionCriteria;
@@ -91,7 +92,7 @@ export class DeletionPolicy extends Policy<DeletionProperties> {
     } else if (action.action === 'CLUSTER_SCALE_IN') {
       count = pyInt(action.inputs.count ?? 1) ?? 0;
     } else {
-      const result = parseResizeParams(action.inputs, data, cluster, cluster.nodes.length, ctx.maxNodesPerCluster);
+      const result = parseResizeParams(action.inputs, data, cluster, nodeCount(cluster), ctx.maxNodesPerCluster);
       if (!result.ok) {
         data.status = 'ERROR';
         data.reason = result.reason;
@@ -104,9 +105,10 @@ export class DeletionPolicy extends Policy<DeletionProperties> {
 
     const criteria = this.properties.criteria;
     if (zones && Object.keys(zones).length > 0) {
-      return this.update(ctx, pickVictimsByZone(cluster.nodes, zones, criteria, ctx.random, zoneIndexFor(ctx.zones, cluster.nodes)));
+      return this.update(ctx, pickVictimsByZone(cluster.nodes, zones, criteria, ctx.random, zoneIndexFor(ctx.zones, cluster.nodes), cluster));
     }
-    count = Math.max(0, Math.min(count, cluster.nodes.length));
+    count = Math.max(0, Math.min(count, nodeCount(cluster)));
+    requireListed(cluster, undefined, cluster.nodes, count, victimOrder(criteria));
     return this.update(ctx, pickVictims(cluster.nodes, count, criteria, ctx.random));
   }
 

@@ -2,6 +2,8 @@ import { RandomSource } from '../framework/random';
 import { NodeSnapshot } from '../framework/types';
 import { nodesByAge, nodesByProfileAge, nodesByRandom, nodesInZones } from '../resize/victims';
 import { ZoneIndex } from '../resize/zone-index';
+import { ClusterSnapshot, VictimOrder } from '../framework/types';
+import { requireListed } from '../framework/summary';
 
 export const DELETION_CRITERIA = ['OLDEST_FIRST', 'OLDEST_PROFILE_FIRST', 'YOUNGEST_FIRST', 'RANDOM'] as const;
 export type DeletionCriteria = (typeof DELETION_CRITERIA)[number];
@@ -20,6 +22,11 @@ export function pickVictims(nodes: readonly NodeSnapshot[], count: number, crite
   }
 }
 
+/** How a criterion orders the nodes, for a summarised cluster's check (framework/summary.ts). */
+export function victimOrder(criteria: DeletionCriteria): VictimOrder | 'random' {
+  return criteria === 'RANDOM' ? 'random' : criteria === 'OLDEST_PROFILE_FIRST' ? 'profile' : criteria === 'OLDEST_FIRST' ? 'oldest' : 'youngest';
+}
+
 /**
  * Per zone of the plan (zones sorted by name, as Senlin), victims among that zone's nodes. A zone
  * with fewer nodes than its quota gives what it has (Senlin crashed).
@@ -31,6 +38,8 @@ export function pickVictimsByZone(
   random: RandomSource,
   /** the decision's zone index for these nodes, if any: the same lists without reading every node */
   index: ZoneIndex | null = null,
+  /** a summarised cluster: each zone's listed nodes must be enough for its quota */
+  cluster: ClusterSnapshot | null = null,
 ): string[] {
   const names = Object.keys(zones).sort();
   const byZone = index?.nodesIn(names) ?? nodesInZones(nodes, names);
@@ -38,6 +47,7 @@ export function pickVictimsByZone(
   for (const zone of names) {
     const count = Number(zones[zone]);
     if (!(count > 0)) continue;
+    if (cluster) requireListed(cluster, zone, byZone.get(zone) ?? [], count, victimOrder(criteria));
     for (const id of pickVictims(byZone.get(zone) ?? [], count, criteria, random)) victims.push(id);
   }
   return victims;

@@ -1,6 +1,7 @@
 import { DecisionIndex } from '../resize/zone-index';
 import { CloudView } from './cloud';
 import { HookContext, Policy } from './policy';
+import { IncompleteSnapshotError } from './summary';
 import { RandomSource } from './random';
 import { ActionData, BindingSnapshot, ClusterSnapshot, PolicyAction, When } from './types';
 
@@ -48,15 +49,21 @@ const SKIP_EARLIER_FAILURE = 'an earlier policy failed';
 
 /** Decision 16: priority, then the time the binding was attached, then binding id. */
 export function orderBindings<T extends ChainBinding>(bindings: readonly T[]): T[] {
-  return [...bindings].sort((a, b) => {
-    const pa = a.priority ?? a.policy.priority;
-    const pb = b.priority ?? b.policy.priority;
-    if (pa !== pb) return pa - pb;
-    const ta = a.binding.attached_at ?? '';
-    const tb = b.binding.attached_at ?? '';
-    if (ta !== tb) return ta < tb ? -1 : 1;
-    return a.binding.id < b.binding.id ? -1 : a.binding.id > b.binding.id ? 1 : 0;
-  });
+  const ordered = bindings.slice();
+  // bindings usually come in this order already (the engine loads them so): a stable sort would
+  // leave them as they are
+  for (let i = 1; i < ordered.length; i++) if (compareBindings(ordered[i - 1], ordered[i]) > 0) return ordered.sort(compareBindings);
+  return ordered;
+}
+
+function compareBindings(a: ChainBinding, b: ChainBinding): number {
+  const pa = a.priority ?? a.policy.priority;
+  const pb = b.priority ?? b.policy.priority;
+  if (pa !== pb) return pa - pb;
+  const ta = a.binding.attached_at ?? '';
+  const tb = b.binding.attached_at ?? '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.binding.id < b.binding.id ? -1 : a.binding.id > b.binding.id ? 1 : 0;
 }
 
 /**
@@ -103,6 +110,8 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
     try {
       note = when === 'BEFORE' ? policy.preOp(hookCtx) : policy.postOp(hookCtx);
     } catch (e) {
+      // not the policy's verdict: the input lacks nodes, and the caller decides again on all of them
+      if (e instanceof IncompleteSnapshotError) throw e;
       data.status = 'ERROR';
       data.reason = e instanceof Error ? e.message : String(e);
     }
@@ -205,8 +214,8 @@ export function changedKeys(before: TopLevelSnapshot, data: ActionData): string[
     }
   }
   // action.data has a handful of keys: a scan is cheaper than building a set
-  const seen: { has(key: string): boolean } = before.keys.length > 32 ? new Set(before.keys) : { has: (key) => before.keys.includes(key) };
-  for (const key of Object.keys(data)) if (!seen.has(key)) changed.push(key);
+  const seen = before.keys.length > 32 ? new Set(before.keys) : null;
+  for (const key of Object.keys(data)) if (!(seen ? seen.has(key) : before.keys.includes(key))) changed.push(key);
   return changed;
 }
 

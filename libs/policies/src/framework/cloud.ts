@@ -83,15 +83,16 @@ export class InMemoryCloud implements CloudView {
       else if (isPlainObject(z) && typeof z.zoneName === 'string' && z.zoneState?.available !== false) zones.push(z.zoneName);
     }
     this.zones = zones;
-    this.zoneSet = new Set(zones);
+    // a handful of zones is scanned: a set would hash every fresh name of the snapshot
+    if (zones.length > 16) this.zoneSet = new Set(zones);
     return zones;
   }
 
   validateAzs(names: readonly string[]): string[] {
-    if (!this.zoneSet) this.availableZones();
-    const set = this.zoneSet as Set<string>;
+    const zones = this.availableZones();
+    const set = this.zoneSet;
     const out: string[] = [];
-    for (const name of names) if (set.has(name)) out.push(name);
+    for (const name of names) if (set ? set.has(name) : zones.includes(name)) out.push(name);
     return out;
   }
 

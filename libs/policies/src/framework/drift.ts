@@ -23,6 +23,20 @@ export interface DriftNode {
   server: { availability_zone: string | null; host: string | null };
 }
 
+/**
+ * A summarised cluster's view for drift (framework/summary.ts): how many nodes are ACTIVE, in all
+ * and per zone, without the nodes themselves.
+ */
+export interface DriftCountsContext {
+  cluster: DriftContext['cluster'];
+  /** ACTIVE nodes */
+  active: number;
+  /** ACTIVE nodes per zone they recorded (nodes without a zone are in none) */
+  zones: ReadonlyMap<string, number>;
+  binding_data: Record<string, unknown> | null;
+  cloud: DriftContext['cloud'];
+}
+
 export interface DriftContext {
   cluster: { id: string; name: string; profile: { type: string; spec: Record<string, unknown> } };
   /** the cluster's ACTIVE nodes, in cluster order */

@@ -2,7 +2,7 @@ import { DecisionIndex } from '../resize/zone-index';
 import { SchemaMap } from '../schema/schema';
 import { PolicySpec } from '../schema/spec';
 import { CloudView } from './cloud';
-import { DriftContext, GroupToRecreate, PolicyDriftFinding } from './drift';
+import { DriftContext, DriftCountsContext, GroupToRecreate, PolicyDriftFinding } from './drift';
 import { RandomSource } from './random';
 import { BindingSnapshot, ClusterSnapshot, HookName, PolicyAction, VersionsMap, When } from './types';
 
@@ -134,10 +134,12 @@ export abstract class Policy<P = Record<string, unknown>> {
     return meta;
   }
 
-  /** `<type>-<version>` as stored in `policies.type` */
+  /** `<type>-<version>` as stored in `policies.type`; once per instance, which the registry keeps per policy id */
   get type(): string {
-    return `${this.spec.type}-${this.spec.version}`;
+    return (this.typeName ??= `${this.spec.type}-${this.spec.version}`);
   }
+
+  private typeName: string | undefined;
 
   get priority(): number {
     return this.meta.priority;
@@ -177,6 +179,15 @@ export abstract class Policy<P = Record<string, unknown>> {
    */
   detectDrift(_ctx: DriftContext): PolicyDriftFinding[] {
     return [];
+  }
+
+  /**
+   * detectDrift on a summarised cluster, from counts alone: the same findings, or null when the
+   * counts cannot tell (the caller then asks detectDrift with every ACTIVE node). The default
+   * always needs the nodes.
+   */
+  detectDriftFromCounts(_ctx: DriftCountsContext): PolicyDriftFinding[] | null {
+    return null;
   }
 
   /** The vanished group `groupId` of this binding, as a repair creates it again (types with the `drift` hook that own groups). */

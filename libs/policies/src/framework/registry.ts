@@ -3,6 +3,8 @@ import { CompiledResolver, compileSchemaMap } from '../schema/compiled';
 import { PolicySpec, normaliseEnvelope, specTypeName } from '../schema/spec';
 import { BUILTIN_POLICY_TYPES } from '../builtins';
 import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta } from './policy';
+import { clonePlain } from './plain-data';
+import { PolicyCache } from './policy-cache';
 
 export interface RegisteredPolicyType {
   /** `<type>-<version>` */
@@ -39,6 +41,7 @@ export class PolicyRegistry {
   private readonly types = new Map<string, Entry>();
   /** the same entries, for lookup by type and version without building the key (see entryFor) */
   private readonly entries: Entry[] = [];
+  private readonly built = new PolicyCache();
 
   static withBuiltins(): PolicyRegistry {
     const registry = new PolicyRegistry();
@@ -120,13 +123,23 @@ export class PolicyRegistry {
   }
 
   /**
-   * The policy a decision runs: create, every time. It was memoised per spec object, but the engine
-   * reads every snapshot fresh from the database, so the memo never hit there and its WeakMap
-   * bookkeeping cost a fifth of each spec's resolution; only a caller passing the same objects again
-   * (a benchmark) gained from it.
+   * The policy a decision runs. A built-in type's policy is built once per policy id and spec and
+   * kept (see PolicyCache): the engine reads every snapshot fresh, so the spec is a new object each
+   * time and only its content can say it is the same. A spec that does not resolve throws as
+   * create() does, and nothing is kept.
    */
   instantiate(spec: unknown, identity: PolicyIdentity = {}): Policy {
-    return this.create(spec, identity);
+    const id = identity.id ?? null;
+    const name = identity.name ?? null;
+    if (id === null) return this.create(spec, identity);
+    const cached = this.built.get(id, name, spec);
+    if (cached) return cached;
+    const copy = PolicyCache.copy(spec);
+    if (copy === null || !BUILTIN_POLICY_TYPES.includes(this.entryFor(spec).cls)) return this.create(spec, identity);
+    // built from a copy of its own, which a caller changing its input afterwards cannot reach
+    const policy = this.create(clonePlain(spec), { id, name });
+    this.built.set(id, name, copy, policy);
+    return policy;
   }
 }
 

@@ -44,8 +44,34 @@ export interface ClusterSnapshot {
   max_size: number;
   desired_capacity: number;
   profile: ProfileSnapshot;
+  /** every node; with `summary`, only the nodes it says are listed (framework/summary.ts) */
   nodes: readonly NodeSnapshot[];
+  summary?: ClusterSummary;
 }
+
+/**
+ * The counts of a summarised cluster (framework/summary.ts): the database counts, the node list
+ * holds only the nodes a decision may need by name.
+ */
+export interface ClusterSummary {
+  /** every node of the cluster, listed or not */
+  node_count: number;
+  /** ACTIVE nodes */
+  active_count: number;
+  /**
+   * nodes per zone (the zone a node recorded, else the one Nova reports), by name; a node without
+   * one is in none. `listed`: how many of the zone's nodes are listed in each of `orders`, where the
+   * zone has its own depth (a zone placement plan bounds what it can give); else the summary's.
+   */
+  zones: Array<{ name: string; nodes: number; active: number; listed?: number }>;
+  /** per zone without its own `listed`, and among the nodes without a zone: how many nodes are listed in each of `orders` */
+  listed: number;
+  /** the orders victims may be picked in, whose first `listed` nodes are in the list */
+  orders: VictimOrder[];
+}
+
+/** Victim orders (senlin-behaviour §3.5): created_at ascending or descending, profile created_at ascending. */
+export type VictimOrder = 'oldest' | 'youngest' | 'profile';
 
 /** action.data: Senlin's policy decision keys (senlin-behaviour §2.1) plus whatever plugins add. */
 export type ActionData = Record<string, unknown>;

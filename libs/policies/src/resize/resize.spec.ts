@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { calculateDesired, checkResizeRequest, checkScaleRequest, checkSizeParams, parseResizeParams, truncateDesired } from './resize';
-import { filterErrorNodes, nodesByAge, nodesByProfileAge, nodesByRandom, timestampMillis } from './victims';
+import { filterErrorNodes, nodesByAge, nodesByProfileAge, nodesByRandom, parseTimestamp, timestampMillis } from './victims';
 import { seededRandom } from '../framework/random';
 
 describe('calculateDesired (§3.1, decision 15)', () => {
@@ -158,6 +158,23 @@ describe('timestampMillis', () => {
   });
 });
 
+describe('parseTimestamp', () => {
+  // canonical strings with any digit or separator changed: every field out of range, every separator wrong
+  const canonical = fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  const mangled = fc.tuple(canonical, fc.nat(23), fc.constantFrom('0', '1', '2', '3', '5', '9', '-', ':', 'T', '.', 'Z', ' ', 'x')).map(([v, i, c]) => v.slice(0, i) + c + v.slice(i + 1));
+  it('is Date.parse, for canonical timestamps and every one-character change of them', () => {
+    fc.assert(
+      fc.property(fc.oneof(canonical, mangled), (v) => {
+        expect(Object.is(parseTimestamp(v), Date.parse(v))).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+  it.each(['2024-02-31T00:00:00.000Z', '2024-01-01T24:00:00.000Z', '2024-13-01T00:00:00.000Z', '2024-01-01T00:00:00Z', '2024-01-01T00:00:00.000+01:00', 'soon'])('is Date.parse for %s', (v) => {
+    expect(Object.is(parseTimestamp(v), Date.parse(v))).toBe(true);
+  });
+});
+
 describe('nodesByAge picks as a stable sort would', () => {
   it('for any times, counts and duplicates', () => {
     fc.assert(
@@ -167,6 +184,15 @@ describe('nodesByAge picks as a stable sort would', () => {
         const wanted = Math.min(count, nodes.length);
         const expected = Array.from({ length: wanted }, (_, i) => (oldFirst ? sorted[i] : sorted[sorted.length - 1 - i]).n.id);
         expect(nodesByAge(nodes, count, oldFirst)).toEqual(expected);
+      }),
+    );
+  });
+  it('for one victim among ties (the scan that takes one)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 12 }), fc.boolean(), (days, oldFirst) => {
+        const nodes = days.map((d, i) => ({ id: `n${i}`, status: 'ACTIVE', created_at: new Date(Date.UTC(2024, 0, 1 + d)).toISOString() }));
+        const sorted = nodes.map((n, i) => ({ n, i })).sort((a, b) => Date.parse(a.n.created_at) - Date.parse(b.n.created_at) || a.i - b.i);
+        expect(nodesByAge(nodes, 1, oldFirst)).toEqual([(oldFirst ? sorted[0] : sorted[sorted.length - 1]).n.id]);
       }),
     );
   });

@@ -85,6 +85,19 @@ function isoMillis(v: string): number {
 }
 
 /**
+ * Date.parse(v), exactly, with the canonical form (`YYYY-MM-DDTHH:MM:SS.sssZ`, every separator in
+ * place) read digit by digit: the decision's `now` and a scaling policy's `last_op` are parsed on
+ * every decision.
+ */
+export function parseTimestamp(v: string): number {
+  if (v.length === 24 && v.charCodeAt(7) === 45 && v.charCodeAt(13) === 58 && v.charCodeAt(16) === 58) {
+    const t = isoMillis(v);
+    if (!Number.isNaN(t)) return t;
+  }
+  return Date.parse(v);
+}
+
+/**
  * Epoch milliseconds of a timestamp. The canonical UTC form (`2024-01-01T00:00:00[.sss]Z`, what the
  * database and toISOString write) is read digit by digit: Date.parse costs more than the rest of a
  * victim selection on a large cluster.
@@ -111,6 +124,20 @@ const time = timestampMillis;
 function pick(nodes: readonly NodeSnapshot[], key: (n: NodeSnapshot) => number, wanted: number, last: boolean): string[] {
   const n = Math.min(wanted, nodes.length);
   if (n <= 0) return [];
+  if (n === 1) {
+    // one victim (a scale-in by 1 takes one per zone at most): a scan, without the typed arrays
+    let best = 0;
+    let bestKey = key(nodes[0]);
+    for (let i = 1; i < nodes.length && !Number.isNaN(bestKey); i++) {
+      const k = key(nodes[i]);
+      if (Number.isNaN(k)) bestKey = k;
+      else if (last ? k >= bestKey : k < bestKey) {
+        best = i;
+        bestKey = k;
+      }
+    }
+    if (!Number.isNaN(bestKey)) return [nodes[best].id];
+  }
   const keys = new Float64Array(nodes.length);
   let min = Infinity;
   let max = -Infinity;
@@ -122,7 +149,8 @@ function pick(nodes: readonly NodeSnapshot[], key: (n: NodeSnapshot) => number, 
     if (k > max) max = k;
     if (!Number.isInteger(k)) integral = false;
   }
-  const order = integral ? pickPacked(keys, min, max, n, last) : null;
+  // a few nodes (a zone's share of a small cluster) are placed one by one: packing costs more
+  const order = integral && nodes.length > 32 ? pickPacked(keys, min, max, n, last) : null;
   return (order ?? pickCompared(keys, n, last)).map((i) => nodes[i].id);
 }
 

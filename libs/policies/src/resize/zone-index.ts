@@ -84,7 +84,7 @@ export class ZoneIndex {
    * where zoneDistribution's result depends on how it looks names up; the caller then asks it.
    */
   counts(usable: readonly string[]): Map<string, number> | null {
-    if (new Set(usable).size !== usable.length) return null;
+    if (!distinct(usable)) return null;
     const result = new Map<string, number>();
     for (const zone of usable) {
       const code = this.codeOf(zone);
@@ -98,7 +98,7 @@ export class ZoneIndex {
    * Null for a list naming a zone twice (the caller then asks nodesInZones).
    */
   nodesIn(zones: readonly string[]): Map<string, NodeSnapshot[]> | null {
-    if (new Set(zones).size !== zones.length) return null;
+    if (!distinct(zones)) return null;
     const lists = zones.map((): NodeSnapshot[] => []);
     const target = new Int32Array(this.names.length).fill(-1);
     let wanted = 0;
@@ -119,6 +119,15 @@ export class ZoneIndex {
     }
     return new Map(zones.map((z, j) => [z, lists[j]]));
   }
+}
+
+/** Whether no name is there twice: a handful of zone names are compared in pairs, not hashed. */
+function distinct(names: readonly string[]): boolean {
+  if (names.length > 16) return new Set(names).size === names.length;
+  for (let i = 1; i < names.length; i++) {
+    for (let j = 0; j < i; j++) if (names[i] === names[j]) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CHANGE_IN_CAPACITY, EXACT_CAPACITY } from '../resize/resize';
+import { parseTimestamp } from '../resize/victims';
 import { pyInt } from '../schema/schema';
 
 export interface ScalingAdjustment {
@@ -32,7 +33,7 @@ export function positiveInt(value: unknown): number | undefined {
  */
 export function inCooldown(lastOp: string | null | undefined, cooldownSeconds: number, now: number): boolean {
   if (!lastOp) return false;
-  const t = Date.parse(lastOp);
+  const t = parseTimestamp(lastOp);
   if (Number.isNaN(t)) return false;
   return now - t <= cooldownSeconds * 1000;
 }

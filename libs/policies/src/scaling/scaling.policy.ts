@@ -1,6 +1,7 @@
 import { HookContext, InvalidSpecError, Policy, PolicyType, ValidateContext } from '../framework/policy';
 import { PolicyAction, When } from '../framework/types';
 import { ADJUSTMENT_TYPES, CHANGE_IN_CAPACITY, checkSizeParams } from '../resize/resize';
+import { nodeCount } from '../framework/summary';
 import { pyStr } from '../schema/py-format';
 import { AllowedValues, Schema } from '../schema/schema';
 import { inCooldown, positiveInt, scalingAdjustmentCount } from './plan';
@@ -87,7 +88,7 @@ export class ScalingPolicy extends Policy<ScalingProperties> {
       data.reason = `Policy ${this.id} cooldown is still in progress.`;
       return;
     }
-    const current = cluster.nodes.length;
+    const current = nodeCount(cluster);
     const raw = action.inputs.count ?? scalingAdjustmentCount(this.properties.event, adjustment, current);
     let count = positiveInt(raw);
     if (count === undefined) {

@@ -1,4 +1,4 @@
-import { DriftContext, DriftNode, PolicyDriftFinding } from '../framework/drift';
+import { DriftContext, DriftCountsContext, DriftNode, PolicyDriftFinding } from '../framework/drift';
 import { WeightedZone, createZonePlan } from './plan';
 
 /**
@@ -26,6 +26,20 @@ export function zoneDrift(ctx: DriftContext, properties: Record<string, unknown>
       detail: { expected: target, actual },
     },
   ];
+}
+
+/**
+ * zoneDrift from the counts of a summarised cluster: no finding when no zone is more than one node
+ * off (or the same unreadable-policy finding); null when one is, since the finding names the nodes.
+ */
+export function zoneDriftFromCounts(ctx: DriftCountsContext, properties: Record<string, unknown> | undefined): PolicyDriftFinding[] | null {
+  const target = zoneTarget(properties, ctx.active, ctx.cloud.availability_zones);
+  if (typeof target === 'string') return target ? [{ kind: 'policy_unreadable', node_ids: [], message: target }] : [];
+  const actual = new Map<string, number>();
+  for (const [zone, n] of ctx.zones) if (zone && n > 0) actual.set(zone, n);
+  const zones = new Set([...Object.keys(target), ...actual.keys()]);
+  for (const z of zones) if (Math.abs((actual.get(z) ?? 0) - (Object.prototype.hasOwnProperty.call(target, z) ? target[z] : 0)) > 1) return null;
+  return [];
 }
 
 /** The per-zone target for `count` nodes; a string says why there is none ('' for nothing to say). */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createZonePlan, zoneDistribution } from './plan';
+import { createZonePlan, shrinkShares, zoneDistribution } from './plan';
 
 const zones = (spec: Array<[string, number]>) => spec.map(([name, weight]) => ({ name, weight }));
 const counts = (spec: Record<string, number>) => new Map(Object.entries(spec));
@@ -34,6 +34,46 @@ describe('createZonePlan: the worked examples of senlin-behaviour §5.4', () => 
 
   it('has no plan when all weights are zero (Senlin divided by zero)', () => {
     expect(createZonePlan(counts({ a: 0 }), zones([['a', 0]]), 1, true)).toBeNull();
+  });
+
+  it('plans as senlin-behaviour §5.4 reads, by name, for any zones (repeated names included)', () => {
+    // §5.4 as written: a stable sort by weight, the plan kept by name, the result in spec order
+    const reference = (current: Map<string, number>, z: Array<{ name: string; weight: number }>, count: number, expand: boolean) => {
+      const sum = z.reduce((t, x) => t + x.weight, 0);
+      if (sum <= 0) return null;
+      const total = z.reduce((t, x) => t + (current.get(x.name) ?? 0), 0) + (expand ? count : -count);
+      const plan = new Map<string, number>();
+      let remain = count;
+      for (const x of [...z].sort((a, b) => (expand ? b.weight - a.weight : a.weight - b.weight))) {
+        const q = (total * x.weight) / sum;
+        const c = current.get(x.name) ?? 0;
+        const headroom = expand ? Math.ceil(q) - c : c - Math.floor(q);
+        if (headroom <= 0) continue;
+        plan.set(x.name, Math.min(headroom, remain));
+        remain -= Math.min(headroom, remain);
+        if (remain === 0) break;
+      }
+      if (remain > 0) return null;
+      const out: Record<string, number> = {};
+      for (const x of z) if ((plan.get(x.name) ?? 0) > 0) out[x.name] = plan.get(x.name)!;
+      return out;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ name: fc.constantFrom('a', 'b', 'c', 'd', '7', '__proto__'), weight: fc.oneof(fc.constantFrom(0, 50, 100, 200), fc.integer({ min: 0, max: 300 })) }), { minLength: 1, maxLength: 12 }),
+        fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', '7'), fc.integer({ min: 0, max: 400 })),
+        fc.integer({ min: 1, max: 500 }),
+        fc.boolean(),
+        (z, counts, count, expand) => {
+          const current = new Map(Object.entries(counts));
+          const plan = createZonePlan(current, z, count, expand);
+          const expected = reference(current, z, count, expand);
+          expect(plan).toEqual(expected);
+          if (plan) expect(Object.keys(plan)).toEqual(Object.keys(expected!));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('lists the plan in spec order, not visiting order', () => {
@@ -129,5 +169,44 @@ describe('createZonePlan properties', () => {
         }
       }),
     );
+  });
+});
+
+describe('shrinkShares', () => {
+  it('bounds what createZonePlan takes from each zone, for every smaller scale-in', () => {
+    let below = 0;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.record({ name: fc.constantFrom('a', 'b', 'c', 'd', 'e'), weight: fc.integer({ min: 1, max: 300 }), nodes: fc.integer({ min: 0, max: 400 }) }), { selector: (z) => z.name, minLength: 1 }),
+        fc.integer({ min: 1, max: 500 }),
+        (zones, most) => {
+          const current = new Map(zones.map((z) => [z.name, z.nodes]));
+          const shares = shrinkShares(current, zones, most);
+          expect([...shares.keys()]).toEqual(zones.map((z) => z.name));
+          const taken = new Map<string, number>(zones.map((z) => [z.name, 0]));
+          for (let n = 1; n <= most; n++) {
+            for (const [zone, q] of Object.entries(createZonePlan(current, zones, n, false) ?? {})) taken.set(zone, Math.max(taken.get(zone)!, q));
+          }
+          for (const z of zones) {
+            expect(shares.get(z.name)).toBeGreaterThanOrEqual(taken.get(z.name)!);
+            expect(shares.get(z.name)).toBeLessThanOrEqual(most);
+            if (shares.get(z.name)! < Math.min(most, z.nodes)) below++;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // the shares must be tighter than "a zone gives what it has" often, or they save nothing
+    expect(below).toBeGreaterThan(100);
+  });
+
+  it('gives each zone of an uneven cluster its own share', () => {
+    // 1,000 nodes over weights 100/100/50, a scale-in by 100: az1 and az2 are 60 above their quota, az3 below
+    const z = zones([['az1', 100], ['az2', 100], ['az3', 50]]);
+    const shares = shrinkShares(counts({ az1: 420, az2: 420, az3: 160 }), z, 100);
+    const plan = createZonePlan(counts({ az1: 420, az2: 420, az3: 160 }), z, 100, false)!;
+    expect(plan).toEqual({ az1: 60, az2: 40 });
+    expect(Object.fromEntries(shares)).toEqual({ az1: 60, az2: 60, az3: 0 });
+    expect(Object.fromEntries(shrinkShares(counts({ az1: 3 }), z, 0))).toEqual({ az1: 0, az2: 0, az3: 0 });
   });
 });

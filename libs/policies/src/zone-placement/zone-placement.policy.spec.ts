@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { validatePolicySpec } from '../api';
 import { EvaluationInput } from '../evaluate';
 import { evaluateAtTestTime as evaluate } from '../testing/fixed-time';
+import { planJson } from './zone-placement.policy';
 
 const spec = (zones: unknown[]) => ({ type: 'senlin.policy.zone_placement', version: 1.0, properties: { zones } });
 const profile = { type: 'os.nova.server-1.0', spec: { type: 'os.nova.server', version: 1.0, properties: {} } };
@@ -102,6 +104,21 @@ describe('zone placement pre_op (§5.2-5.3)', () => {
   it('runs the resize parser and plans a shrinking resize', () => {
     const out = run({ action: 'CLUSTER_RESIZE', inputs: { adjustment_type: 'CHANGE_IN_CAPACITY', number: -3 } }, { AZ1: 4, AZ2: 5, AZ3: 1, AZ4: 1 }, weighted);
     expect(out.data.deletion).toEqual({ count: 3, zones: { AZ2: 3 } });
+  });
+});
+
+describe('the plan in the trace note', () => {
+  it('is JSON.stringify of the plan, for any zone names and counts', () => {
+    const name = fc.oneof(fc.constantFrom('az1', 'nova', '1', '007', '__proto__', ''), fc.string(), fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom('a"b', 'a\\b', 'tab\t', '\ud800'));
+    const count = fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constantFrom(0, -0, 1e21, Number.MAX_SAFE_INTEGER, NaN, Infinity));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, count), { maxLength: 6 }), (entries) => {
+        const plan: Record<string, number> = {};
+        for (const [k, v] of entries) Object.defineProperty(plan, k, { value: v, enumerable: true, writable: true, configurable: true });
+        expect(planJson(plan)).toBe(JSON.stringify(plan));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

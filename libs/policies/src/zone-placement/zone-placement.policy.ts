@@ -1,12 +1,13 @@
-import { DriftContext, PolicyDriftFinding } from '../framework/drift';
+import { DriftContext, DriftCountsContext, PolicyDriftFinding } from '../framework/drift';
 import { AttachContext, AttachResult, HookContext, InvalidSpecError, Policy, PolicyType, ValidateContext } from '../framework/policy';
 import { withKeys } from '../framework/plain-data';
 import { PolicyAction } from '../framework/types';
 import { parseResizeParams } from '../resize/resize';
 import { zoneIndexFor } from '../resize/zone-index';
+import { nodeCount, summaryZoneCounts } from '../framework/summary';
 import { pyRepr } from '../schema/py-format';
 import { Schema, pyInt } from '../schema/schema';
-import { zoneDrift } from './drift';
+import { zoneDrift, zoneDriftFromCounts } from './drift';
 import { WeightedZone, createZonePlan, zoneDistribution } from './plan';
 
 export interface ZonePlacementProperties {
@@ -69,6 +70,10 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
     return zoneDrift(ctx, this.spec.properties);
   }
 
+  override detectDriftFromCounts(ctx: DriftCountsContext): PolicyDriftFinding[] | null {
+    return zoneDriftFromCounts(ctx, this.spec.properties);
+  }
+
   override validate(ctx: ValidateContext): void {
     const raw = this.spec.properties.zones;
     const resolved = this.properties.zones ?? [];
@@ -120,7 +125,7 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
     const expand = count > 0;
     if (!expand) {
       // Decision 13: a scale-in larger than the cluster is planned as removing every node.
-      count = Math.min(-count, cluster.nodes.length);
+      count = Math.min(-count, nodeCount(cluster));
       if (count === 0) return;
     }
     const data = action.data;
@@ -134,8 +139,9 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
     const usable = good.length === zones.length ? zones : zones.filter((z) => good.includes(z.name));
     // A scale-in goes on to choose victims per zone and to map them to zones: the decision's zone
     // index reads every node's zone once for all three. A scale-out only needs the counts.
-    const index = expand ? null : zoneIndexFor(ctx.zones, cluster.nodes);
-    const current = index?.counts(good) ?? zoneDistribution(cluster.nodes, good);
+    // A summarised cluster comes with its counts per zone (the database counted them).
+    const index = expand || cluster.summary ? null : zoneIndexFor(ctx.zones, cluster.nodes);
+    const current = cluster.summary ? summaryZoneCounts(cluster.summary, good) : (index?.counts(good) ?? zoneDistribution(cluster.nodes, good));
     const plan = createZonePlan(current, usable, count, expand);
     if (!plan || Object.keys(plan).length === 0) {
       data.status = 'ERROR';
@@ -144,7 +150,7 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
     }
     const key = expand ? 'creation' : 'deletion';
     data[key] = withKeys(data[key], { count, zones: plan });
-    return `${expand ? 'create' : 'delete'} ${count}: ${JSON.stringify(plan)}`;
+    return `${expand ? 'create' : 'delete'} ${count}: ${planJson(plan)}`;
   }
 
   /** §5.2: positive = create, negative = delete, 0 = nothing to place (NaN: a count that is not an integer). */
@@ -160,7 +166,7 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
       case 'CLUSTER_RESIZE': {
         const fromData = resizeCount(action);
         if (fromData !== undefined) return fromData;
-        const result = parseResizeParams(action.inputs, data, cluster, cluster.nodes.length, ctx.maxNodesPerCluster);
+        const result = parseResizeParams(action.inputs, data, cluster, nodeCount(cluster), ctx.maxNodesPerCluster);
         if (!result.ok) {
           data.status = 'ERROR';
           data.reason = result.reason;
@@ -178,6 +184,24 @@ export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
       }
     }
   }
+}
+
+/**
+ * JSON.stringify(plan), written out when every zone name is printable ASCII without a quote or a
+ * backslash (nothing to escape) and every count finite: the trace note of every decision.
+ */
+export function planJson(plan: Record<string, number>): string {
+  let out = '{';
+  for (const name of Object.keys(plan)) {
+    const n = plan[name];
+    if (typeof n !== 'number' || !Number.isFinite(n)) return JSON.stringify(plan);
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(plan);
+    }
+    out += `${out.length === 1 ? '' : ','}"${name}":${n}`;
+  }
+  return `${out}}`;
 }
 
 /** A resize already decided by an earlier policy: Python truthiness of the dicts, as Senlin tested them. */
