@@ -12,7 +12,14 @@ export async function startNovaWorker(deps: WorkerDeps): Promise<RunningWorker> 
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(deps), { logger: false });
   await app.init();
   // listed by GET /v1/services while it runs
-  const heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-nova-worker', topic: Queues.workerOrders }, deps.logger);
+  let heartbeat: ServiceHeartbeat;
+  try {
+    heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-nova-worker', topic: Queues.workerOrders }, deps.logger);
+  } catch (e) {
+    // the consumers are running: stop them before the caller tries again or exits
+    await app.close();
+    throw e;
+  }
   return {
     close: async () => {
       await heartbeat.stop();

@@ -12,7 +12,14 @@ export async function startPolicyEngine(deps: EngineDeps): Promise<RunningEngine
   const app = await NestFactory.createApplicationContext(EngineModule.forRoot(deps), { logger: false });
   await app.init();
   // listed by GET /v1/services while it runs
-  const heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-policy-engine', topic: Queues.engineActions }, deps.logger);
+  let heartbeat: ServiceHeartbeat;
+  try {
+    heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-policy-engine', topic: Queues.engineActions }, deps.logger);
+  } catch (e) {
+    // the consumers are running: stop them before the caller tries again or exits
+    await app.close();
+    throw e;
+  }
   return {
     close: async () => {
       await heartbeat.stop();

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
 import { createMessageBus, type MessageBus } from '@trellis/messaging';
 import { PROBE_TIMEOUT_MS, observeOutbox, within } from '@trellis/observability';
-import { OutboxRelay, openDatabase, outboxStats, type Database } from '@trellis/persistence';
+import { OutboxRelay, isDatabaseUnavailable, openDatabase, outboxStats, type Database } from '@trellis/persistence';
 
 /**
  * What every service stands on: the database (PostgreSQL, or PGlite in the embedded default), the
@@ -54,6 +54,36 @@ export async function openInfrastructure(config: TrellisConfig, logger: Logger, 
       await database.close();
     },
   };
+}
+
+/** How long a service keeps trying to start while the database cannot take it. */
+export const STARTUP_DATABASE_WAIT_MS = 120_000;
+
+/**
+ * Runs `start` and, while it fails because the database cannot be talked to (down, starting up, or
+ * out of connections: `isDatabaseUnavailable`), runs it again every `intervalMs` for up to `maxMs`,
+ * saying so in the log. A service started beside its database (compose, a node reboot) or against
+ * a server that is briefly out of connections then comes up by itself instead of exiting; any
+ * other error, or the same one past the deadline, is thrown as it was. `start` must release what it
+ * opened before it throws: it is called again.
+ */
+export async function startWhileDatabaseUnavailable<T>(
+  logger: Logger,
+  service: string,
+  start: () => Promise<T>,
+  options: { maxMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const { maxMs = STARTUP_DATABASE_WAIT_MS, intervalMs = 2_000 } = options;
+  const deadline = Date.now() + maxMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (!isDatabaseUnavailable(e) || Date.now() + intervalMs > deadline) throw e;
+      logger.warn(`${service} could not start yet: the database is unavailable; trying again`, { error: errorMessage(e), attempt, retry_in_ms: intervalMs });
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
 }
 
 /** Runs `stop` once on SIGTERM/SIGINT and exits; a second signal exits at once. */
