@@ -631,6 +631,21 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
         ).rejects.toThrow('effects failed');
         expect((await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'c', lost, a.id))).fresh).toBe(true);
       });
+
+      it('reads more columns in the same statement, apart from the action', async () => {
+        const a = action({ status: 'RUNNING' });
+        await ds.manager.save(ActionEntity, a);
+        const also = { select: `a.id::text || $4 AS tagged, (SELECT count(*)::int FROM actions x WHERE x.id = a.id) AS counted`, params: ['!'] };
+        const got = await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'c', randomUUID(), a.id, also));
+        expect(got.fresh).toBe(true);
+        expect(got.also).toEqual({ tagged: `${a.id}!`, counted: 1 });
+        expect(got.row).toBeInstanceOf(ActionEntity);
+        expect(got.row).toMatchObject({ id: a.id, status: 'RUNNING' });
+        expect(got.row).not.toHaveProperty('tagged');
+        expect(got.row).not.toHaveProperty('inbox_fresh');
+        // without the action there is nothing to read beside it
+        expect(await inTransaction(ds, (m) => markProcessedAndLockAction(m, 'c', randomUUID(), randomUUID(), also))).toEqual({ fresh: true, row: null });
+      });
     });
 
 

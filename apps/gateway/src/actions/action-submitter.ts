@@ -18,7 +18,7 @@ import type { ApiRequest, RequestVia } from '../core/request.decorators';
 import { afterCommit, hotQuery, insertRow, insertRowStatement, type SqlStatement } from '../infra/persistence.adapter';
 import type { Tx } from '../infra/unit-of-work';
 import { ActionLimits, type UnfinishedCounts } from '../limits/action-limits';
-import { TrustBroker } from '../trusts/trust-broker';
+import { TrustBroker, type SeenTrust, type TrustCheck } from '../trusts/trust-broker';
 import { BYPASS_CONFLICT_CHECKS, actionName } from './action-names';
 
 export interface NewAction {
@@ -30,6 +30,8 @@ export interface NewAction {
   timeout: number;
   /** the caller locked the target's row (FOR UPDATE) in this transaction already */
   targetLocked?: boolean;
+  /** the caller's trust as a statement of this transaction read it (trustCheck's column) */
+  trust?: SeenTrust;
 }
 
 /** What the conflict checks read, in one statement (prefixed: another statement may carry them). */
@@ -103,13 +105,22 @@ export class ActionSubmitter {
     return this.conflictChecks(a, { project: req.caller.projectId, via: req.via ?? 'rest' }, first, 'before');
   }
 
+  /**
+   * The read of the caller's trust that `submit` starts with, as a column another statement of its
+   * transaction can carry (the target's lookup: one round trip fewer); null when there is none to
+   * carry. What it read goes to `submit` as `trust`.
+   */
+  trustCheck(req: ApiRequest, first: number): TrustCheck | null {
+    return this.trusts.storedCheck(req.caller, first);
+  }
+
   async submit(tx: Tx, req: ApiRequest, a: NewAction & { prechecked?: boolean }): Promise<ActionEntity> {
     const { manager } = tx;
     const limitsOf = { project: req.caller.projectId, via: req.via ?? 'rest' };
     // over a limit on unfinished actions: refused before a trust is made
     if (!a.prechecked) await this.limits.check(manager, limitsOf.project, { lock: false, via: limitsOf.via });
     // the worker acts in Nova as this user, with a trust made now if there is none yet
-    await this.trusts.ensure(manager, req.caller);
+    await this.trusts.ensure(manager, req.caller, a.trust);
     // The limits' locks come after every row lock this transaction takes, and are held until it
     // commits; their count is read by a statement after them, the conflict checks' where there are
     // some (judged after the conflicts, as two statements would).

@@ -4,6 +4,7 @@ import { ClusterEntity, ClusterPolicyEntity, NodeEntity, PolicyEntity, ProfileEn
 import { In } from 'typeorm';
 import type { ClusterActionName } from '@trellis/contracts';
 import { ActionSubmitter, type EarlyChecks } from '../actions/action-submitter';
+import type { SeenTrust, TrustCheck } from '../trusts/trust-broker';
 import { DecisionsService } from '../decisions/decisions.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { ApiRequest } from '../core/request.decorators';
@@ -114,7 +115,7 @@ export class ClusterActionsService {
     return this.uow.run(async (tx) => {
       // Locked as it is read (the submitter's conflict checks need the lock anyway): the request
       // checks then judge the cluster as it stays until this transaction ends.
-      const cluster = await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project: req.caller.projectId, forUpdate: true });
+      const { cluster, trust } = await this.lockCluster(tx, req, identity);
       const planned = await this.plan(tx, req, cluster, identity, key, data);
       const action = await this.submitter.submit(tx, req, {
         action: planned.action,
@@ -123,10 +124,31 @@ export class ClusterActionsService {
         inputs: planned.inputs,
         timeout: cluster.timeout,
         targetLocked: true,
+        trust,
         prechecked,
       });
       return action.id;
     });
+  }
+
+  /**
+   * The cluster, locked; a cluster named by its id is read with the submitter's trust check in
+   * the same statement (one round trip fewer for every action submitted).
+   */
+  private async lockCluster(tx: Tx, req: ApiRequest, identity: string): Promise<{ cluster: ClusterEntity; trust?: SeenTrust }> {
+    const project = req.caller.projectId;
+    if (isUuid(identity)) {
+      let check: TrustCheck | null = null;
+      const found = await findByIdWith(tx.manager, ClusterEntity, identity.toLowerCase(), { project, forUpdate: true }, (first) => {
+        check = this.submitter.trustCheck(req, first);
+        return check ?? { select: '', params: [] };
+      });
+      if (found) {
+        const seen = check as TrustCheck | null;
+        return { cluster: found.row, trust: seen ? { trustId: seen.trustId, stored: found.raw.trust_stored === true } : undefined };
+      }
+    }
+    return { cluster: await mustFind(tx.manager, ClusterEntity, 'cluster', identity, { project, forUpdate: true }) };
   }
 
   /**

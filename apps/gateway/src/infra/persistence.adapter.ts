@@ -48,7 +48,7 @@ export function insertRowStatement<T extends ObjectLiteral>(manager: EntityManag
 /** Per entity and shape (project scope, lock, what else the statement reads), the SELECT of one row by id; built once. */
 const selectByIdSql = new WeakMap<EntityMetadata, Map<string, Map<string, string>>>();
 
-/** More columns for findById's statement, given the number of the first parameter they may use (after the lookup's own). */
+/** More columns for findById's statement, given the number of the first parameter they may use (after the lookup's own); an empty select list for none. */
 export type AlsoSelected = (first: number) => { select: string; params: unknown[] };
 
 /**
@@ -80,7 +80,9 @@ export async function findByIdWith<T extends ObjectLiteral>(
   const metadata = manager.connection.getMetadata(entity);
   const driver = manager.connection.driver;
   const params: unknown[] = opts.project === null ? [id] : [id, opts.project];
-  const extra = also?.(params.length + 1);
+  // an empty select list adds nothing (a caller with nothing to add this time)
+  const added = also?.(params.length + 1);
+  const extra = added?.select ? added : undefined;
   const shape = `${opts.project === null ? 'any' : 'project'}:${opts.forUpdate ? 'lock' : 'read'}`;
   let shapes = selectByIdSql.get(metadata);
   if (!shapes) selectByIdSql.set(metadata, (shapes = new Map()));

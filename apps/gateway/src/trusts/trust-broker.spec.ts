@@ -76,6 +76,38 @@ describe('TrustBroker', () => {
     expect(second).not.toBe(first);
   });
 
+  it('lets another statement read the remembered trust\'s row: ensure reuses it only when that read found it', async () => {
+    const m = db.dataSource.manager;
+    expect(broker.storedCheck(caller('alice', 'p-a'), 1)).toBeNull();
+    const first = await broker.ensure(m, caller('alice', 'p-a'));
+    const check = broker.storedCheck(caller('alice', 'p-a'), 2)!;
+    expect(check.trustId).toBe(first);
+    const read = async () => {
+      const [row]: Array<{ trust_stored: boolean }> = await m.query(`SELECT $1::int AS n, ${check.select}`, [0, ...check.params]);
+      return { trustId: check.trustId, stored: row.trust_stored };
+    };
+    const seen = await read();
+    expect(seen.stored).toBe(true);
+    const sent = jest.spyOn(m, 'query');
+    expect(await broker.ensure(m, caller('alice', 'p-a'), seen)).toBe(first);
+    expect(sent).not.toHaveBeenCalled();
+    expect(await broker.ensure(m, caller('alice', 'p-a'))).toBe(first);
+    expect(sent).toHaveBeenCalledTimes(1);
+    sent.mockRestore();
+    // the worker dropped the row of a trust Keystone refused: the read says so, and a new one is made
+    keystone.revoke(first);
+    await db.dataSource.query('DELETE FROM trusts WHERE trust_id = $1', [first]);
+    const gone = await read();
+    expect(gone.stored).toBe(false);
+    const second = await broker.ensure(m, caller('alice', 'p-a'), gone);
+    expect(second).not.toBe(first);
+    // a read of a trust no longer remembered is not taken for the new one
+    expect(await broker.ensure(m, caller('alice', 'p-a'), { trustId: first, stored: true })).toBe(second);
+    // past the verification period there is nothing to read beside another statement
+    clock += 301_000;
+    expect(broker.storedCheck(caller('alice', 'p-a'), 1)).toBeNull();
+  });
+
   it('answers 403 naming Keystone\'s refusal, and 503 when Keystone does not answer', async () => {
     keystone.create = async () => {
       throw Object.assign(new Error('Using method application_credential is not allowed for managing trusts.'), { status: 403 });

@@ -16,6 +16,19 @@ interface Known {
   verifiedAt: number;
 }
 
+/** Whether the trust `ensure` would reuse was stored, as another statement of the caller's transaction read it (`storedCheck`). */
+export interface SeenTrust {
+  trustId: string;
+  stored: boolean;
+}
+
+/** `storedCheck`'s column (`trust_stored`), its parameters, and the trust it reads. */
+export interface TrustCheck {
+  select: string;
+  params: unknown[];
+  trustId: string;
+}
+
 /**
  * Makes sure the caller has delegated to Trellis before an action of theirs reaches Nova (Senlin's
  * trust middleware, done once per user and project instead of on every request): the stored trust
@@ -38,12 +51,31 @@ export class TrustBroker {
     this.now = options.now ?? Date.now;
   }
 
-  /** The trust id the caller's actions in their project will use; made on first need. */
-  async ensure(m: EntityManager, caller: AuthContext): Promise<string> {
+  /**
+   * The read `ensure` starts with when it remembers the caller's trust, as a column (`trust_stored`)
+   * another statement of the same transaction can carry, with parameters from `$first`; null when
+   * it remembers none. Pass what that statement read to `ensure` as `seen`.
+   */
+  storedCheck(caller: AuthContext, first: number): TrustCheck | null {
+    const cached = this.known.get(`${caller.userId}/${caller.projectId}`);
+    if (!cached || this.now() - cached.verifiedAt >= this.verifyEveryMs) return null;
+    return {
+      select: `EXISTS (SELECT 1 FROM trusts WHERE user_id = $${first} AND project_id = $${first + 1} AND trust_id = $${first + 2}) AS trust_stored`,
+      params: [caller.userId, caller.projectId, cached.trustId],
+      trustId: cached.trustId,
+    };
+  }
+
+  /**
+   * The trust id the caller's actions in their project will use; made on first need. `seen`: the
+   * remembered trust is stored, as `storedCheck`'s column read in this transaction (no read of its own).
+   */
+  async ensure(m: EntityManager, caller: AuthContext, seen?: SeenTrust): Promise<string> {
     const key = `${caller.userId}/${caller.projectId}`;
     const now = this.now();
     const cached = this.known.get(key);
     if (cached && now - cached.verifiedAt < this.verifyEveryMs) {
+      if (seen?.stored && seen.trustId === cached.trustId) return cached.trustId;
       // the worker deletes the row of a trust Keystone refused: one cheap read keeps that visible
       const rows: unknown[] = await hotQuery(m, 'SELECT 1 FROM trusts WHERE user_id = $1 AND project_id = $2 AND trust_id = $3', [
         caller.userId,

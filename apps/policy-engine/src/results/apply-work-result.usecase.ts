@@ -3,7 +3,6 @@ import type { Logger } from '@trellis/common';
 import {
   ActionEntity,
   ClusterPolicyEntity,
-  hotQuery,
   inTransaction,
   markProcessedAndLockAction,
 } from '@trellis/persistence';
@@ -21,6 +20,23 @@ export const ENGINE_RESULTS_CONSUMER = 'policy-engine.results';
 /** Actions whose AFTER checks run (the scaling policy's post_op records last_op for its cooldown). */
 const POST_OP_ACTIONS = new Set(['CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN', 'CLUSTER_RESIZE', 'CLUSTER_DEL_NODES']);
 
+/**
+ * Read with the action's lock (one round trip fewer): the plan alone (the decision's input, the
+ * whole snapshot, and its trace are not needed here), written once when the action was decided;
+ * and whether the cluster has an enabled binding for the AFTER chain to run, which only a policy
+ * attach, detach or update action changes, and none runs beside this one (it would conflict).
+ */
+const DECIDED = {
+  select: `(SELECT d.plan FROM decisions d WHERE d.action_id = a.id) AS decided_plan,
+    EXISTS (SELECT 1 FROM cluster_policies b WHERE b.cluster_id = a.cluster_id AND b.enabled) AS decided_bound`,
+};
+
+interface Decided {
+  /** null when the action has no decision */
+  decided_plan: EnginePlan | null;
+  decided_bound: boolean;
+}
+
 /** Ends an action with what the nova-worker reported, in one transaction with the outbox. */
 export class ApplyWorkResultUseCase {
   constructor(
@@ -33,7 +49,7 @@ export class ApplyWorkResultUseCase {
 
   async execute(result: WorkResultMessage): Promise<'finished' | 'duplicate' | 'already-final'> {
     const outcome = await inTransaction(this.dataSource, async (m) => {
-      const { fresh, row: action } = await markProcessedAndLockAction(m, ENGINE_RESULTS_CONSUMER, result.message_id, result.action_id);
+      const { fresh, row: action, also } = await markProcessedAndLockAction(m, ENGINE_RESULTS_CONSUMER, result.message_id, result.action_id, DECIDED);
       if (!fresh) return 'duplicate' as const;
       if (!action && this.drift && (await this.drift.onStepResult(m, result, new Date()))) return 'finished' as const;
       if (!action) return 'already-final' as const;
@@ -41,15 +57,9 @@ export class ApplyWorkResultUseCase {
         await recordLateResult(m, action, result);
         return 'already-final' as const;
       }
-      // the plan alone (the decision's input, the whole snapshot, and its trace are not needed here),
-      // and whether the cluster has an enabled binding for the AFTER chain to run
-      const decided: Array<{ plan: EnginePlan; bound: boolean }> = await hotQuery(m,
-        `SELECT d.plan, EXISTS (SELECT 1 FROM cluster_policies b WHERE b.cluster_id = $2 AND b.enabled) AS bound
-           FROM decisions d WHERE d.action_id = $1`,
-        [action.id, action.cluster_id],
-      );
-      if (!decided.length) throw new Error(`action ${action.id} has a work result but no decision`);
-      const plan = decided[0].plan;
+      const decided = also as unknown as Decided;
+      if (decided.decided_plan === null) throw new Error(`action ${action.id} has a work result but no decision`);
+      const plan = decided.decided_plan;
       const now = new Date();
 
       const outputs: Record<string, unknown> = {};
@@ -59,7 +69,7 @@ export class ApplyWorkResultUseCase {
       if (plan.delete_nodes.length) outputs.nodes_removed = removed;
 
       // without an enabled binding no policy runs: the snapshot (two statements) is not read for nothing
-      if (result.outcome === 'SUCCEEDED' && POST_OP_ACTIONS.has(action.action) && action.cluster_id && decided[0].bound) {
+      if (result.outcome === 'SUCCEEDED' && POST_OP_ACTIONS.has(action.action) && action.cluster_id && decided.decided_bound) {
         await this.postOp(m, action, now);
       }
       // each node whose server update succeeded stores its update, even when another node's failed
