@@ -23,8 +23,8 @@ export const ORDER_STATE = 'payload, status, groups';
 export interface CompleteOptions {
   /** report an order that is DONE once more (its first result was lost or dead-lettered) */
   again?: boolean;
-  /** the order's row, already locked by this transaction (read with `ORDER_STATE`) */
-  order?: OrderState;
+  /** the order's row, already locked by this transaction (read with `ORDER_STATE`); null: looked for, not there */
+  order?: OrderState | null;
   /** nodes this transaction has just written (their rows locked): not read again */
   written?: readonly NodeState[];
   /** ids of nodes this transaction has just deleted */
@@ -38,8 +38,9 @@ export interface CompleteOptions {
  */
 export async function completeOrderIfDone(m: EntityManager, actionId: string, now: Date, options: CompleteOptions = {}): Promise<boolean> {
   const order =
-    options.order ??
-    ((await hotQuery(m, `SELECT ${ORDER_STATE} FROM work_orders WHERE action_id = $1 FOR UPDATE`, [actionId])) as OrderState[])[0];
+    options.order !== undefined
+      ? options.order
+      : ((await hotQuery(m, `SELECT ${ORDER_STATE} FROM work_orders WHERE action_id = $1 FOR UPDATE`, [actionId])) as OrderState[])[0];
   if (!order || (order.status === 'DONE' && !options.again)) return false;
 
   const payload = order.payload as unknown as WorkOrderMessage;
