@@ -5,7 +5,7 @@ import { hotQuery, inTransaction, type JsonObject, type NodeEntity } from '@trel
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
-import { NODE_STATE, ORDER_STATE, completeOrderIfDone, type NodeState, type OrderState } from './complete-order';
+import { NODE_STATE, ORDER_STATE, resultIfDone, writeWorkResults, type NodeState, type OrderResult, type OrderState } from './complete-order';
 import { UNCERTAIN_CREATE_KEY, isUncertainCreate, sweepDuplicates } from './duplicate-sweep';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
 
@@ -128,12 +128,17 @@ export class BuildPoller {
       if (o.node.action_id && isFinal(o.change)) finished.add(o.node.action_id);
     }
     // One statement for every node of the round, one for the rows of the orders that may be done,
-    // then a result per finished order: BEGIN + 2 + results + COMMIT, instead of three per node.
+    // one for the results of those that are: BEGIN + 3 + COMMIT, instead of three per node.
     await inTransaction(this.dataSource, async (m) => {
       const written = await this.recordAll(m, observations, now);
       if (finished.size === 0) return;
       const orders = await lockOrders(m, [...finished]);
-      for (const actionId of finished) await completeOrderIfDone(m, actionId, now, { order: orders.get(actionId) ?? null, written, gone });
+      const results: OrderResult[] = [];
+      for (const actionId of finished) {
+        const result = await resultIfDone(m, actionId, { order: orders.get(actionId) ?? null, written, gone });
+        if (result) results.push(result);
+      }
+      await writeWorkResults(m, results, now);
     });
     return claimed.length;
   }
