@@ -17,7 +17,7 @@ export { inTransaction, isRetryableTransactionError, sqlState, type TransactionO
 export { afterCommit } from './after-commit';
 export { hotQuery, usePreparedStatements, usesPreparedStatements } from './prepared';
 export { isDatabaseUnavailable, untilDatabaseAnswers, type Queryable } from './unavailable';
-export { addToOutbox, outboxStats, purgePublishedOutbox, type AddToOutboxOptions, type OutboxStats, type SqlStatement } from './outbox/outbox';
+export { addAllToOutbox, addToOutbox, outboxStats, purgePublishedOutbox, type AddToOutboxOptions, type OutboxStats, type SqlStatement } from './outbox/outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
 export { markProcessed, markProcessedAndLockAction } from './inbox';
 export {

@@ -7,7 +7,7 @@ import { ActionEntity, OutboxEntity } from '../src/entities';
 import { markProcessed, markProcessedAndLockAction } from '../src/inbox';
 import { runMigrationsLocked } from '../src/migrate';
 import { ALL_MIGRATIONS } from '../src/migrations';
-import { addToOutbox, outboxStats, purgePublishedOutbox } from '../src/outbox/outbox';
+import { addAllToOutbox, addToOutbox, outboxStats, purgePublishedOutbox } from '../src/outbox/outbox';
 import { OutboxRelay, type OutboxRelayOptions } from '../src/outbox/outbox-relay';
 import { inTransaction } from '../src/transaction';
 
@@ -204,6 +204,37 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
         expect([await count('with-test'), await count('with-done'), await ds.manager.count(OutboxEntity)]).toEqual([0, 2, 1]);
       });
 
+      it('writes several messages with one statement (addAllToOutbox): in the order given, once per message id, with the `with` statements', async () => {
+        const insert = `INSERT INTO processed_messages (consumer, message_id, processed_at) SELECT $1, unnest($2::uuid[]), now()`;
+        const count = async (consumer: string) =>
+          ((await ds.query('SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1', [consumer])) as Array<{ n: number }>)[0].n;
+        const [a, b, c] = [message({ type: 'one', headers: { n: 1 } }), message({ body: [1, 2] }), message({ correlationId: 'corr-3' })];
+
+        await expect(
+          inTransaction(ds, async (tx) => {
+            await addAllToOutbox(tx, [a, b], { with: [{ text: insert, params: ['all-test', [randomUUID()]] }] });
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        expect([await count('all-test'), await ds.manager.count(OutboxEntity)]).toEqual([0, 0]);
+
+        const first = await inTransaction(ds, (tx) => addAllToOutbox(tx, [b, a], { with: [{ text: insert, params: ['all-test', [randomUUID(), randomUUID()]] }] }));
+        expect([...first].sort()).toEqual([a.messageId, b.messageId].sort());
+        expect(await count('all-test')).toBe(2);
+        // already there (a), or given twice (c, in upper case the second time): written once each
+        const again = await inTransaction(ds, (tx) => addAllToOutbox(tx, [a, c, { ...c, messageId: c.messageId.toUpperCase(), body: { dup: true } }]));
+        expect([...again]).toEqual([c.messageId]);
+
+        const rows = await ds.manager.find(OutboxEntity, { order: { id: 'ASC' } });
+        expect(rows.map((r) => [r.message_id, r.payload, r.type, r.correlation_id, r.headers])).toEqual([
+          [b.messageId, [1, 2], null, null, {}],
+          [a.messageId, a.body, 'one', null, { n: 1 }],
+          [c.messageId, c.body, null, 'corr-3', {}],
+        ]);
+        expect(await inTransaction(ds, (tx) => addAllToOutbox(tx, []))).toEqual(new Set());
+        await expect(inTransaction(ds, (tx) => addAllToOutbox(tx, [a, { ...b, exchange: '' }]))).rejects.toThrow(/message\.exchange/);
+      });
+
       it('stores a JSON array body as an array', async () => {
         const m = message({ body: [1, { a: 'b' }] });
         await inTransaction(ds, (tx) => addToOutbox(tx, m));
@@ -385,6 +416,16 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           } finally {
             spy.restore();
           }
+        });
+
+        it('hands over the rows addAllToOutbox writes, in the order given, once each', async () => {
+          const published: string[] = [];
+          relay(async (m) => void published.push(m.messageId), { pollIntervalMs: 600_000 }).start();
+          const messages = Array.from({ length: 7 }, (_, i) => message({ body: { n: i } }));
+          await inTransaction(ds, (tx) => addAllToOutbox(tx, [...messages.slice(0, 4), messages[1]]));
+          await inTransaction(ds, (tx) => addAllToOutbox(tx, messages.slice(4)));
+          await waitFor(async () => published.length === messages.length && (await outboxStats(ds)).pending === 0);
+          expect(published).toEqual(messages.map((m) => m.messageId));
         });
 
         it('keeps the order rows were written in, across transactions', async () => {

@@ -217,6 +217,31 @@ describe('BuildPoller', () => {
     ]);
   });
 
+  it('records a round of several orders together: a final node, one still building and one whose server is gone, each order on its own', async () => {
+    const built = await building(1);
+    const waiting = await building(1);
+    const deleting = randomUUID();
+    const doomed = await insertNode(db, { status: 'ACTIVE', physical_id: 'server-doomed', action_id: deleting });
+    await w.apply.execute(workOrder(deleting, { kind: 'delete', delete_servers: [{ node_id: doomed.id, physical_id: 'server-doomed', destroy: true }] }));
+    nova.activate(built.nodes[0].id, 'az1', 'compute-1');
+    const now = new Date();
+
+    expect(await w.poller.tick(now)).toBe(3);
+
+    expect(await w.node(built.nodes[0].id)).toMatchObject({ status: 'ACTIVE', lease_owner: null, lease_expires_at: null });
+    expect(await w.results(built.actionId)).toMatchObject([{ outcome: 'SUCCEEDED', nodes: [{ node_id: built.nodes[0].id, status: 'ACTIVE' }] }]);
+    const still = await w.node(waiting.nodes[0].id);
+    expect(still).toMatchObject({ status: 'CREATING', lease_owner: null });
+    expect(still!.lease_expires_at!.getTime()).toBeGreaterThanOrEqual(now.getTime() + 1000);
+    expect(await w.results(waiting.actionId)).toEqual([]);
+    expect((await w.order(waiting.actionId)).status).toBe('BUILDING');
+    expect(await w.node(doomed.id)).toBeNull();
+    expect(await w.results(deleting)).toMatchObject([{ outcome: 'SUCCEEDED', nodes: [{ node_id: doomed.id, status: 'DELETED' }] }]);
+    // nothing is left for the next round but the node still building, once it is due
+    expect(await w.poller.tick(now)).toBe(0);
+    expect(await w.poller.tick(new Date(now.getTime() + 60_000))).toBe(1);
+  });
+
   it('follows a build with the trust its order was applied with, and fails the node at once when Keystone refuses that trust', async () => {
     const { actionId, nodes } = await building(1);
     w.trustsAsked.length = 0;

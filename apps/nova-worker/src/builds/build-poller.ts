@@ -5,7 +5,7 @@ import { hotQuery, inTransaction, type JsonObject, type NodeEntity } from '@trel
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
-import { NODE_STATE, completeOrderIfDone, type NodeState } from './complete-order';
+import { NODE_STATE, ORDER_STATE, resultIfDone, writeWorkResults, type NodeState, type OrderResult, type OrderState } from './complete-order';
 import { UNCERTAIN_CREATE_KEY, isUncertainCreate, sweepDuplicates } from './duplicate-sweep';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
 
@@ -122,16 +122,23 @@ export class BuildPoller {
       withLogContext({ correlation_id: node.correlation_id ?? undefined, action_id: node.action_id ?? undefined }, () => this.observe(node, new Date())),
     );
     const finished = new Set<string>();
+    const gone = new Set<string>();
+    for (const o of observations) {
+      if (o.change === 'gone') gone.add(o.node.id);
+      if (o.node.action_id && isFinal(o.change)) finished.add(o.node.action_id);
+    }
+    // One statement for every node of the round, one for the rows of the orders that may be done,
+    // one for the results of those that are: BEGIN + 3 + COMMIT, instead of three per node.
     await inTransaction(this.dataSource, async (m) => {
-      const written: NodeState[] = [];
-      const gone = new Set<string>();
-      for (const o of observations) {
-        const state = await this.record(m, o, now);
-        if (state) written.push(state);
-        if (o.change === 'gone') gone.add(o.node.id);
-        if (o.node.action_id && isFinal(o.change)) finished.add(o.node.action_id);
+      const written = await this.recordAll(m, observations, now);
+      if (finished.size === 0) return;
+      const orders = await lockOrders(m, [...finished]);
+      const results: OrderResult[] = [];
+      for (const actionId of finished) {
+        const result = await resultIfDone(m, actionId, { order: orders.get(actionId) ?? null, written, gone });
+        if (result) results.push(result);
       }
-      for (const actionId of finished) await completeOrderIfDone(m, actionId, now, { written, gone });
+      await writeWorkResults(m, results, now);
     });
     return claimed.length;
   }
@@ -258,23 +265,69 @@ export class BuildPoller {
     return null;
   }
 
-  /** Writes one observation; a final state's row comes back for completeOrderIfDone. */
-  private async record(m: EntityManager, o: Observation, now: Date): Promise<NodeState | null> {
-    const { change } = o;
-    if (change === 'gone') {
-      await hotQuery(m, 'DELETE FROM nodes WHERE id = $1', [o.node.id]);
-      return null;
+  /**
+   * Writes every observation of the round with one statement (RECORD_OBSERVATIONS): a server gone
+   * deletes its node, one still on its way hands the node back due again, a final state is written
+   * and its row comes back for completeOrderIfDone (a node deleted meanwhile comes back as nothing).
+   */
+  private async recordAll(m: EntityManager, observations: readonly Observation[], now: Date): Promise<NodeState[]> {
+    const kinds: string[] = [];
+    const statuses: Array<string | null> = [];
+    const reasons: Array<string | null> = [];
+    const data: Array<string | null> = [];
+    const createdAt: Array<Date | null> = [];
+    const dueAt: Array<Date | null> = [];
+    for (const { change } of observations) {
+      const final = change !== 'gone' && isFinal(change) ? change : null;
+      kinds.push(change === 'gone' ? 'gone' : final ? 'final' : 'again');
+      statuses.push(final?.status ?? null);
+      reasons.push(final?.status_reason ?? null);
+      data.push(final?.data ? JSON.stringify(final.data) : null);
+      createdAt.push(final?.created_at ?? null);
+      dueAt.push(change !== 'gone' && !isFinal(change) ? change.dueAt : null);
     }
-    if (!isFinal(change)) {
-      await hotQuery(m, 'UPDATE nodes SET lease_owner = NULL, lease_expires_at = $2 WHERE id = $1', [o.node.id, change.dueAt]);
-      return null;
-    }
-    const result: unknown = await hotQuery(m,
-      `UPDATE nodes SET status = $2, status_reason = $3, data = COALESCE($4::jsonb, data), created_at = COALESCE($5, created_at),
-         updated_at = $6, lease_owner = NULL, lease_expires_at = NULL
-       WHERE id = $1 RETURNING ${NODE_STATE}`,
-      [o.node.id, change.status, change.status_reason, change.data ? JSON.stringify(change.data) : null, change.created_at ?? null, now],
-    );
-    return changedRows<NodeState>(result)[0] ?? null;
+    const result: unknown = await hotQuery(m, RECORD_OBSERVATIONS, [
+      observations.map((o) => o.node.id),
+      kinds,
+      statuses,
+      reasons,
+      data,
+      createdAt,
+      dueAt,
+      now,
+    ]);
+    return changedRows<NodeState>(result);
   }
 }
+
+/**
+ * Locks the rows of the orders whose nodes reached a final state in this round (in action id order,
+ * so two workers' rounds take them in the same order) and returns what completeOrderIfDone reads of
+ * them; an order that is not there is absent from the map.
+ */
+async function lockOrders(m: EntityManager, actionIds: readonly string[]): Promise<Map<string, OrderState>> {
+  const rows: Array<OrderState & { action_id: string }> = await hotQuery(m,
+    `SELECT action_id, ${ORDER_STATE} FROM work_orders WHERE action_id = ANY($1::uuid[]) ORDER BY action_id FOR UPDATE`,
+    [actionIds],
+  );
+  return new Map(rows.map(({ action_id, ...order }) => [action_id, order]));
+}
+
+/**
+ * The observations of one round ($1 node ids, $2 kinds: gone, again or final). `gone`: the node is
+ * deleted. `again`: handed back (no owner) due again at $7. `final`: status $3, reason $4, data $5
+ * (JSON, kept when null), created_at $6 (kept when null), updated at $8, handed back; its row is
+ * returned. Each node of the round is in one of the three, so each row is written once.
+ */
+const RECORD_OBSERVATIONS = `WITH i AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[])
+      AS t(id, kind, status, status_reason, data, created_at, due_at)
+  ), gone AS (
+    DELETE FROM nodes n USING i WHERE n.id = i.id AND i.kind = 'gone'
+  ), again AS (
+    UPDATE nodes n SET lease_owner = NULL, lease_expires_at = i.due_at FROM i WHERE n.id = i.id AND i.kind = 'again'
+  )
+  UPDATE nodes n SET status = i.status, status_reason = i.status_reason, data = COALESCE(i.data::jsonb, n.data),
+    created_at = COALESCE(i.created_at, n.created_at), updated_at = $8, lease_owner = NULL, lease_expires_at = NULL
+    FROM i WHERE n.id = i.id AND i.kind = 'final'
+  RETURNING ${NODE_STATE.split(', ').map((c) => `n.${c}`).join(', ')}`;

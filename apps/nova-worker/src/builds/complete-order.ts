@@ -7,7 +7,8 @@ import {
   type WorkOrderMessage,
   type WorkResultMessage,
 } from '@trellis/contracts';
-import { addToOutbox, hotQuery, type NodeEntity, type WorkOrderEntity } from '@trellis/persistence';
+import { addAllToOutbox, addToOutbox, hotQuery, type NodeEntity, type WorkOrderEntity } from '@trellis/persistence';
+import type { OutgoingMessage } from '@trellis/messaging';
 import type { EntityManager } from 'typeorm';
 
 const PENDING = ['CREATING', 'DELETING'];
@@ -23,8 +24,8 @@ export const ORDER_STATE = 'payload, status, groups';
 export interface CompleteOptions {
   /** report an order that is DONE once more (its first result was lost or dead-lettered) */
   again?: boolean;
-  /** the order's row, already locked by this transaction (read with `ORDER_STATE`) */
-  order?: OrderState;
+  /** the order's row, already locked by this transaction (read with `ORDER_STATE`); null: looked for, not there */
+  order?: OrderState | null;
   /** nodes this transaction has just written (their rows locked): not read again */
   written?: readonly NodeState[];
   /** ids of nodes this transaction has just deleted */
@@ -37,10 +38,30 @@ export interface CompleteOptions {
  * order row is locked and marked DONE in the same transaction).
  */
 export async function completeOrderIfDone(m: EntityManager, actionId: string, now: Date, options: CompleteOptions = {}): Promise<boolean> {
+  const done = await resultIfDone(m, actionId, options);
+  if (!done) return false;
+  await writeWorkResult(m, actionId, done.payload, now, done.result);
+  return true;
+}
+
+/** A finished order's result, not written yet (writeWorkResults). */
+export interface OrderResult {
+  actionId: string;
+  payload: WorkOrderMessage;
+  result: Pick<WorkResultMessage, 'outcome' | 'reason' | 'nodes' | 'groups'>;
+}
+
+/**
+ * completeOrderIfDone without the write: the order's result when none of its nodes is still being
+ * built or deleted (and the order is not DONE, unless `again`), else null. The caller writes it in
+ * the same transaction (writeWorkResults), which holds the order's row lock.
+ */
+export async function resultIfDone(m: EntityManager, actionId: string, options: CompleteOptions = {}): Promise<OrderResult | null> {
   const order =
-    options.order ??
-    ((await hotQuery(m, `SELECT ${ORDER_STATE} FROM work_orders WHERE action_id = $1 FOR UPDATE`, [actionId])) as OrderState[])[0];
-  if (!order || (order.status === 'DONE' && !options.again)) return false;
+    options.order !== undefined
+      ? options.order
+      : ((await hotQuery(m, `SELECT ${ORDER_STATE} FROM work_orders WHERE action_id = $1 FOR UPDATE`, [actionId])) as OrderState[])[0];
+  if (!order || (order.status === 'DONE' && !options.again)) return null;
 
   const payload = order.payload as unknown as WorkOrderMessage;
   const nodeIds = [...payload.create_servers.map((c) => c.node_id), ...payload.delete_servers.map((d) => d.node_id)];
@@ -50,7 +71,7 @@ export async function completeOrderIfDone(m: EntityManager, actionId: string, no
     const rows: NodeState[] = await hotQuery(m, `SELECT ${NODE_STATE} FROM nodes WHERE id = ANY($1)`, [unread]);
     for (const n of rows) byId.set(n.id, n);
   }
-  if (nodeIds.some((id) => isPendingFor(byId.get(id), actionId))) return false;
+  if (nodeIds.some((id) => isPendingFor(byId.get(id), actionId))) return null;
 
   const nodes: NodeOutcomeDto[] = [];
   const failures: string[] = [];
@@ -80,13 +101,16 @@ export async function completeOrderIfDone(m: EntityManager, actionId: string, no
     });
   }
 
-  await writeWorkResult(m, actionId, payload, now, {
-    outcome: failures.length ? 'FAILED' : 'SUCCEEDED',
-    reason: failures.length ? summarise(failures) : 'All servers reached their final state.',
-    nodes,
-    groups: order.groups,
-  });
-  return true;
+  return {
+    actionId,
+    payload,
+    result: {
+      outcome: failures.length ? 'FAILED' : 'SUCCEEDED',
+      reason: failures.length ? summarise(failures) : 'All servers reached their final state.',
+      nodes,
+      groups: order.groups,
+    },
+  };
 }
 
 const isPendingFor = (n: NodeState | undefined, actionId: string) => n !== undefined && n.action_id === actionId && PENDING.includes(n.status);
@@ -108,8 +132,40 @@ export async function writeWorkResult(
   now: Date,
   result: Pick<WorkResultMessage, 'outcome' | 'reason' | 'nodes' | 'groups'>,
 ): Promise<void> {
+  const message = workResultMessage(actionId, payload, now, result);
+  await addToOutbox(m, message, {
+    // the order marked DONE in the same statement as its result's outbox row
+    with: [{ text: `UPDATE work_orders SET status = 'DONE', result_message_id = $2, updated_at = $3 WHERE action_id = $1`, params: [actionId, message.messageId, now] }],
+  });
+}
+
+/**
+ * writeWorkResult for several orders in one statement: their results' outbox rows, in the order
+ * given, and the orders marked DONE. The caller's transaction holds the orders' row locks.
+ */
+export async function writeWorkResults(m: EntityManager, results: readonly OrderResult[], now: Date): Promise<void> {
+  if (results.length === 0) return;
+  const messages = results.map((r) => workResultMessage(r.actionId, r.payload, now, r.result));
+  await addAllToOutbox(m, messages, {
+    with: [
+      {
+        text: `UPDATE work_orders w SET status = 'DONE', result_message_id = d.message_id, updated_at = $3
+                 FROM unnest($1::uuid[], $2::uuid[]) AS d(action_id, message_id) WHERE w.action_id = d.action_id`,
+        params: [results.map((r) => r.actionId), messages.map((message) => message.messageId), now],
+      },
+    ],
+  });
+}
+
+/** The outbox message of an order's work result, with a new message id. */
+function workResultMessage(
+  actionId: string,
+  payload: WorkOrderMessage,
+  now: Date,
+  result: Pick<WorkResultMessage, 'outcome' | 'reason' | 'nodes' | 'groups'>,
+): OutgoingMessage & { messageId: string } {
   const messageId = randomUUID();
-  const message: WorkResultMessage = {
+  const body: WorkResultMessage = {
     message_id: messageId,
     schema_version: SCHEMA_VERSION,
     action_id: actionId,
@@ -118,15 +174,12 @@ export async function writeWorkResult(
     cluster_id: payload.cluster_id,
     ...result,
   };
-  await addToOutbox(m, {
+  return {
     exchange: Exchanges.results,
     routingKey: RoutingKeys.workResult,
     type: RoutingKeys.workResult,
     messageId,
     correlationId: payload.correlation_id,
-    body: message,
-  }, {
-    // the order marked DONE in the same statement as its result's outbox row
-    with: [{ text: `UPDATE work_orders SET status = 'DONE', result_message_id = $2, updated_at = $3 WHERE action_id = $1`, params: [actionId, messageId, now] }],
-  });
+    body,
+  };
 }

@@ -33,9 +33,12 @@ export interface OutboxRelayOptions {
    */
   handoffLeaseMs?: number;
   /**
-   * How long published handed-over rows wait to be marked published together (default 50 ms): under
-   * load one UPDATE (one commit) then marks the messages of many transactions. Publishing does not
-   * wait for it; a process that dies in between leaves those rows to be published again after their lease.
+   * How long published handed-over rows wait to be marked published together (default 250 ms, a
+   * quarter of handoffLeaseMs if that is less; sooner once a batch of them is waiting): under load
+   * one UPDATE (one commit) then marks the messages of many transactions (at 50 ms each relay marked
+   * about 0.2 times per action of the pipeline benchmark, BENCHMARKS.md). Publishing does not wait
+   * for it; a process that dies in between leaves those rows to be published again after their
+   * lease (consumers drop repeats by message id).
    */
   markDelayMs?: number;
 }
@@ -103,7 +106,7 @@ export class OutboxRelay {
     this.cleanupIntervalMs = requirePositiveNumber('OutboxRelay cleanupIntervalMs', options.cleanupIntervalMs ?? 60_000);
     this.logger = options.logger ?? createLogger('outbox-relay');
     this.handoffLeaseMs = requirePositiveNumber('OutboxRelay handoffLeaseMs', options.handoffLeaseMs ?? 15_000);
-    this.markDelayMs = options.markDelayMs ?? 50;
+    this.markDelayMs = options.markDelayMs ?? Math.min(250, this.handoffLeaseMs / 4);
     if (!Number.isFinite(this.markDelayMs) || this.markDelayMs < 0 || this.markDelayMs >= this.handoffLeaseMs / 2) {
       throw new Error(`OutboxRelay markDelayMs must be at least 0 and well below handoffLeaseMs, got ${this.markDelayMs}`);
     }

@@ -44,51 +44,115 @@ export interface AddToOutboxOptions {
 }
 
 export async function addToOutbox(manager: EntityManager, message: OutgoingMessage, options: AddToOutboxOptions = {}): Promise<boolean> {
-  if (message === null || typeof message !== 'object') throw badRequest('message must be an object');
-  const exchange = requireText('message.exchange', message.exchange, 128);
-  const routingKey = requireText('message.routingKey', message.routingKey, 255, 0);
-  const messageId = requireUuid('message.messageId', message.messageId);
-  const correlationId = optionalText('message.correlationId', message.correlationId, 128);
-  const type = optionalText('message.type', message.type, 128);
-  const headers = checkHeaders(message.headers);
-  const payload = toJson(message.body);
+  const row = checkedRow(message);
   const target = handoffTarget(manager);
   // The handoff lease starts when the row is written (clock_timestamp()), not when its transaction
   // began (now()): a transaction longer than the lease would otherwise commit a row whose lease has
   // already run out, and a polling relay would publish it beside the handoff.
-  const priors = options.with ?? [];
-  const params: unknown[] = [];
-  const ctes: string[] = [];
-  for (const prior of priors) {
-    ctes.push(`w${ctes.length} AS (${renumbered(prior.text, params.length)})`);
-    params.push(...prior.params);
-  }
+  const { prefix, params } = withPrefix(options);
   const n = params.length;
-  params.push(exchange, routingKey, messageId, type, correlationId, payload, JSON.stringify(headers), target ? target.handoffLeaseSeconds : null);
+  params.push(row.exchange, row.routing_key, row.message_id, row.type, row.correlation_id, row.json, JSON.stringify(row.headers), target ? target.handoffLeaseSeconds : null);
   const rows: { id: string }[] = await hotQuery(
     manager,
-    `${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at, claimed_until)
+    `${prefix}INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at, claimed_until)
      VALUES ($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}::jsonb, $${n + 7}::jsonb, now(), clock_timestamp() + make_interval(secs => $${n + 8}))
      ON CONFLICT (message_id) DO NOTHING
      RETURNING id`,
     params,
   );
   if (rows.length !== 1) return false;
-  if (target) {
-    noteWritten(manager, target, {
-      id: String(rows[0].id),
-      exchange,
-      routing_key: routingKey,
-      message_id: messageId,
-      type,
-      correlation_id: correlationId,
-      // what the row holds, not the caller's object (which it may change after this call)
-      payload: JSON.parse(payload),
-      headers,
-      attempts: 0,
-    });
-  }
+  if (target) noteWritten(manager, target, handedRow(rows[0].id, row));
   return true;
+}
+
+/**
+ * `addToOutbox` for several messages in one statement (one row each, in the order given): the
+ * statement's text is the same for any number of messages. Returns the ids of the messages written
+ * (as given); a message whose id is already in the outbox, or was given before in `messages`, is not
+ * written again. `with` as for addToOutbox.
+ */
+export async function addAllToOutbox(manager: EntityManager, messages: readonly OutgoingMessage[], options: AddToOutboxOptions = {}): Promise<Set<string>> {
+  const rows = messages.map(checkedRow);
+  if (rows.length === 0 && !options.with?.length) return new Set();
+  const target = handoffTarget(manager);
+  const { prefix, params } = withPrefix(options);
+  const n = params.length;
+  const column = <K extends keyof CheckedRow>(key: K) => rows.map((r) => r[key]);
+  params.push(
+    column('exchange'),
+    column('routing_key'),
+    column('message_id'),
+    column('type'),
+    column('correlation_id'),
+    column('json'),
+    rows.map((r) => JSON.stringify(r.headers)),
+    target ? target.handoffLeaseSeconds : null,
+  );
+  // WITH ORDINALITY and ORDER BY: the rows take their ids (and so their publishing order) in the order given
+  const written: Array<{ id: string; message_id: string }> = await hotQuery(
+    manager,
+    `${prefix}INSERT INTO outbox (exchange, routing_key, message_id, type, correlation_id, payload, headers, created_at, claimed_until)
+     SELECT m.exchange, m.routing_key, m.message_id, m.type, m.correlation_id, m.payload::jsonb, m.headers::jsonb, now(),
+            clock_timestamp() + make_interval(secs => $${n + 8})
+       FROM unnest($${n + 1}::text[], $${n + 2}::text[], $${n + 3}::uuid[], $${n + 4}::text[], $${n + 5}::text[], $${n + 6}::text[], $${n + 7}::text[])
+              WITH ORDINALITY AS m(exchange, routing_key, message_id, type, correlation_id, payload, headers, i)
+      ORDER BY m.i
+     ON CONFLICT (message_id) DO NOTHING
+     RETURNING id, message_id`,
+    params,
+  );
+  // the database answers a uuid in lower case, whatever case it was given in
+  const ids = new Map(written.map((w) => [w.message_id.toLowerCase(), String(w.id)]));
+  const done = new Set<string>();
+  for (const row of rows) {
+    const id = ids.get(row.message_id.toLowerCase());
+    // a message id given twice was written once, by its first: hand its row over once
+    if (id === undefined) continue;
+    ids.delete(row.message_id.toLowerCase());
+    done.add(row.message_id);
+    if (target) noteWritten(manager, target, handedRow(id, row));
+  }
+  return done;
+}
+
+type CheckedRow = Omit<OutboxRow, 'id' | 'payload' | 'attempts'> & { json: string };
+
+/** The row `message` becomes, its fields checked (a bad one is a 400 naming it). */
+function checkedRow(message: OutgoingMessage): CheckedRow {
+  if (message === null || typeof message !== 'object') throw badRequest('message must be an object');
+  return {
+    exchange: requireText('message.exchange', message.exchange, 128),
+    routing_key: requireText('message.routingKey', message.routingKey, 255, 0),
+    message_id: requireUuid('message.messageId', message.messageId),
+    correlation_id: optionalText('message.correlationId', message.correlationId, 128),
+    type: optionalText('message.type', message.type, 128),
+    headers: checkHeaders(message.headers),
+    json: toJson(message.body),
+  };
+}
+
+/** The row as handed to the relay: what the row holds, not the caller's object (which it may change after the call). */
+const handedRow = (id: string | number, row: CheckedRow): OutboxRow => ({
+  id: String(id),
+  exchange: row.exchange,
+  routing_key: row.routing_key,
+  message_id: row.message_id,
+  type: row.type,
+  correlation_id: row.correlation_id,
+  payload: JSON.parse(row.json),
+  headers: row.headers,
+  attempts: 0,
+});
+
+/** The `with` statements as WITHs before the outbox INSERT, their parameters first. */
+function withPrefix(options: AddToOutboxOptions): { prefix: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const ctes: string[] = [];
+  for (const prior of options.with ?? []) {
+    ctes.push(`w${ctes.length} AS (${renumbered(prior.text, params.length)})`);
+    params.push(...prior.params);
+  }
+  return { prefix: ctes.length ? `WITH ${ctes.join(', ')} ` : '', params };
 }
 
 /** The message a claimed row stands for, as the bus publishes it. */
