@@ -153,10 +153,11 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   };
 }
 
-const BUILTIN_CLASSES = new Set<unknown>(BUILTIN_POLICY_TYPES);
-
+/** A scan of the handful of built-in classes: a Set hashed each policy's constructor. */
 function isBuiltin(policy: Policy): boolean {
-  return BUILTIN_CLASSES.has(policy.constructor);
+  const cls = policy.constructor;
+  for (let i = 0; i < BUILTIN_POLICY_TYPES.length; i++) if (BUILTIN_POLICY_TYPES[i] === cls) return true;
+  return false;
 }
 
 function attach(
