@@ -69,4 +69,13 @@ describe('clonePlain', () => {
     expect(shape(clonePlain(JSON.parse('{"__proto__": 1}')))).toEqual(shape(structuredClone(JSON.parse('{"__proto__": 1}'))));
     expect(Object.getPrototypeOf(clonePlain(Object.assign(Object.create(null), { a: 1 })))).toBe(Object.prototype);
   });
+
+  it('leaves symbol keys out, as structuredClone does', () => {
+    const tag = Symbol('tag');
+    const value = { a: 1, [tag]: 2, nested: { [tag]: { b: 3 }, c: [4] } };
+    const copy = clonePlain(value);
+    expect(Object.getOwnPropertySymbols(copy)).toEqual([]);
+    expect(Object.getOwnPropertySymbols(copy.nested)).toEqual([]);
+    expect(shape(copy)).toEqual(shape(structuredClone(value)));
+  });
 });

@@ -234,7 +234,8 @@ function toDeletes(cluster: ClusterSnapshot, ids: readonly string[], index: Zone
   const slots = CandidateSlots.of(ids);
   if (!slots) return toDeletesById(cluster, ids, index);
   // per candidate (duplicates each have their own slot): the zone of the last node with its id
-  const zones = new Array<string | null>(ids.length).fill(null);
+  const zones = new Array<string | null>(ids.length);
+  for (let k = 0; k < zones.length; k++) zones[k] = null;
   const found = new Uint8Array(ids.length);
   let missing = ids.length;
   if (index) {
