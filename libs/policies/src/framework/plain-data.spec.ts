@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { clonePlain, withKeys } from './plain-data';
+import { clonePlain, sortedKeys, withKeys } from './plain-data';
 
 /**
  * Own keys in order with their values, and the kind of object: what a spread or a clone must
@@ -77,5 +77,15 @@ describe('clonePlain', () => {
     expect(Object.getOwnPropertySymbols(copy)).toEqual([]);
     expect(Object.getOwnPropertySymbols(copy.nested)).toEqual([]);
     expect(shape(copy)).toEqual(shape(structuredClone(value)));
+  });
+});
+
+describe('sortedKeys', () => {
+  it('equals Object.keys(...).sort() for any object, short or long', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('az1', 'az10', 'az2', 'AZ1', '1', '01', '10', '')), fc.integer(), { maxKeys: 40 }), (record) => {
+        expect(sortedKeys(record)).toEqual(Object.keys(record).sort());
+      }),
+    );
   });
 });

@@ -71,3 +71,23 @@ function tryClonePlain(value: unknown, depth: number): unknown {
   }
   return out;
 }
+
+/**
+ * `Object.keys(record).sort()`. Own keys are distinct strings, so an insertion sort by code units
+ * gives the very order the default sort gives; a few zone names sorted by the builtin cost four
+ * times as much (its setup), on every scale-in's victim selection.
+ */
+export function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i;
+    while (j > 0 && keys[j - 1] > key) {
+      keys[j] = keys[j - 1];
+      j--;
+    }
+    keys[j] = key;
+  }
+  return keys;
+}

@@ -211,7 +211,7 @@ export abstract class Policy<P = Record<string, unknown>> {
   needCheck(when: When, action: PolicyAction): boolean {
     const targets = this.meta.targets;
     if (targets.length === 0) return true;
-    for (const [w, a] of targets) if (w === when && a === action.action) return true;
+    for (let i = 0; i < targets.length; i++) if (targets[i][0] === when && targets[i][1] === action.action) return true;
     return false;
   }
 

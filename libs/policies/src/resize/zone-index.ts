@@ -119,7 +119,9 @@ export class ZoneIndex {
         wanted--;
       }
     }
-    return new Map(zones.map((z, j) => [z, lists[j]]));
+    const byZone = new Map<string, NodeSnapshot[]>();
+    for (let j = 0; j < zones.length; j++) byZone.set(zones[j], lists[j]);
+    return byZone;
   }
 }
 
