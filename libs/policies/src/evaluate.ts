@@ -153,10 +153,11 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   };
 }
 
-const BUILTIN_CLASSES = new Set<unknown>(BUILTIN_POLICY_TYPES);
-
+/** A scan of the handful of built-in classes: a Set hashed each policy's constructor. */
 function isBuiltin(policy: Policy): boolean {
-  return BUILTIN_CLASSES.has(policy.constructor);
+  const cls = policy.constructor;
+  for (let i = 0; i < BUILTIN_POLICY_TYPES.length; i++) if (BUILTIN_POLICY_TYPES[i] === cls) return true;
+  return false;
 }
 
 function attach(
@@ -333,28 +334,31 @@ function readCluster(raw: EvaluationInput['cluster']): ClusterSnapshot {
   return cluster;
 }
 
+const SUMMARY_COUNTS = ['node_count', 'active_count', 'listed'] as const;
+
 const count = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 function readSummary(raw: unknown, listedNodes: number): ClusterSummary {
   if (!isPlainObject(raw)) throw new EvaluationInputError('cluster.summary', 'must be an object');
   const s = raw as Record<string, unknown>;
-  for (const key of ['node_count', 'active_count', 'listed']) {
-    if (!count(s[key])) throw new EvaluationInputError(`cluster.summary.${key}`, 'must be a non-negative integer');
+  for (let k = 0; k < SUMMARY_COUNTS.length; k++) {
+    if (!count(s[SUMMARY_COUNTS[k]])) throw new EvaluationInputError(`cluster.summary.${SUMMARY_COUNTS[k]}`, 'must be a non-negative integer');
   }
   const nodeCount = s.node_count as number;
   if (nodeCount < listedNodes) throw new EvaluationInputError('cluster.summary.node_count', `is ${nodeCount}, but cluster.nodes lists ${listedNodes}`);
   if (!Array.isArray(s.zones)) throw new EvaluationInputError('cluster.summary.zones', 'must be a list');
   let zoned = 0;
+  // the path of a bad entry is written only when one is found (every decision reads the summary)
+  const bad = (i: number, key: string, detail: string) => new EvaluationInputError(`cluster.summary.zones[${i}]${key}`, detail);
   const zones = s.zones.map((z: unknown, i: number) => {
-    const path = `cluster.summary.zones[${i}]`;
-    if (!isPlainObject(z)) throw new EvaluationInputError(path, 'must be an object');
+    if (!isPlainObject(z)) throw bad(i, '', 'must be an object');
     const e = z as Record<string, unknown>;
-    if (typeof e.name !== 'string') throw new EvaluationInputError(`${path}.name`, 'must be a string');
-    if (!count(e.nodes)) throw new EvaluationInputError(`${path}.nodes`, 'must be a non-negative integer');
-    if (!count(e.active)) throw new EvaluationInputError(`${path}.active`, 'must be a non-negative integer');
+    if (typeof e.name !== 'string') throw bad(i, '.name', 'must be a string');
+    if (!count(e.nodes)) throw bad(i, '.nodes', 'must be a non-negative integer');
+    if (!count(e.active)) throw bad(i, '.active', 'must be a non-negative integer');
     zoned += e.nodes;
     if (e.listed === undefined) return { name: e.name, nodes: e.nodes, active: e.active };
-    if (!count(e.listed)) throw new EvaluationInputError(`${path}.listed`, 'must be a non-negative integer');
+    if (!count(e.listed)) throw bad(i, '.listed', 'must be a non-negative integer');
     return { name: e.name, nodes: e.nodes, active: e.active, listed: e.listed };
   });
   if (zoned > nodeCount) throw new EvaluationInputError('cluster.summary.zones', `count ${zoned} nodes, more than node_count ${nodeCount}`);

@@ -124,6 +124,8 @@ export class DeletionPolicy extends Policy<DeletionProperties> {
     });
     data.status = 'OK';
     data.reason = 'Candidates generated';
+    // one victim (a scale-in by 1) is the note itself: join is a runtime call
+    if (victims.length === 1 && typeof victims[0] === 'string' && victims[0] !== '') return `candidates ${victims[0]}`;
     return `candidates ${victims.join(', ') || '(none)'}`;
   }
 }

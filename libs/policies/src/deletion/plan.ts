@@ -4,6 +4,7 @@ import { nodesByAge, nodesByProfileAge, nodesByRandom, nodesInZones } from '../r
 import { ZoneIndex } from '../resize/zone-index';
 import { ClusterSnapshot, VictimOrder } from '../framework/types';
 import { requireListed } from '../framework/summary';
+import { sortedKeys } from '../framework/plain-data';
 
 export const DELETION_CRITERIA = ['OLDEST_FIRST', 'OLDEST_PROFILE_FIRST', 'YOUNGEST_FIRST', 'RANDOM'] as const;
 export type DeletionCriteria = (typeof DELETION_CRITERIA)[number];
@@ -41,7 +42,7 @@ export function pickVictimsByZone(
   /** a summarised cluster: each zone's listed nodes must be enough for its quota */
   cluster: ClusterSnapshot | null = null,
 ): string[] {
-  const names = Object.keys(zones).sort();
+  const names = sortedKeys(zones);
   const byZone = index?.nodesIn(names) ?? nodesInZones(nodes, names);
   const victims: string[] = [];
   for (const zone of names) {

@@ -82,15 +82,21 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
 
   for (const entry of orderBindings(bindings)) {
     const { policy, binding } = entry;
-    const base = identity(entry);
+    // read before the hook runs, as the trace reports the binding the hook was given; kept in locals,
+    // not an object per binding (the chain's bookkeeping is a fixed cost of every decision)
+    const bindingId = binding.id;
+    const policyId = policy.id;
+    const policyName = policy.name;
+    const policyType = policy.type;
+    const priority = entry.priority ?? policy.priority;
     if (!binding.enabled || failed) {
       const skipped = !binding.enabled ? SKIP_DISABLED : SKIP_EARLIER_FAILURE;
-      trace.push(skippedEntry(base, skipped));
+      trace.push(skippedEntry(bindingId, policyId, policyName, policyType, priority, skipped));
       continue;
     }
     action.inputs.last_op = binding.last_op;
     if (!policy.needCheck(when, action)) {
-      trace.push(skippedEntry(base, `not checked ${when} ${action.action}`));
+      trace.push(skippedEntry(bindingId, policyId, policyName, policyType, priority, `not checked ${when} ${action.action}`));
       continue;
     }
 
@@ -120,12 +126,12 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
     if (data.status === 'ERROR') {
       const reason = String(data.reason ?? '');
       data.reason = `Failed policy '${policy.name ?? ''}': ${reason}`;
-      trace.push(ranEntry(base, 'ERROR', reason, changed));
+      trace.push(ranEntry(bindingId, policyId, policyName, policyType, priority, 'ERROR', reason, changed));
       failed = true;
       continue;
     }
     const reason: string = note ? note : changed.includes('reason') ? String(data.reason) : 'no change';
-    trace.push(ranEntry(base, 'OK', reason, changed));
+    trace.push(ranEntry(bindingId, policyId, policyName, policyType, priority, 'OK', reason, changed));
   }
 
   if (failed) return { status: 'ERROR', reason: String(data.reason), trace, binding_updates: updates };
@@ -135,29 +141,15 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
   return { status: 'OK', reason, trace, binding_updates: updates };
 }
 
-type TraceIdentity = Pick<TraceEntry, 'binding_id' | 'policy_id' | 'policy_name' | 'policy_type' | 'priority'>;
-
-/** Read before the hook runs, as the trace reports the binding the hook was given. */
-function identity(entry: ChainBinding): TraceIdentity {
-  const { policy, binding } = entry;
-  return {
-    binding_id: binding.id,
-    policy_id: policy.id,
-    policy_name: policy.name,
-    policy_type: policy.type,
-    priority: entry.priority ?? policy.priority,
-  };
-}
-
 // Trace entries are written as whole literals: `{...base, ran, ...}` took V8's slow path for keys
 // added after a spread, which cost more than the rest of the chain's bookkeeping together.
-function skippedEntry(base: TraceIdentity, skipped: string): TraceEntry {
+function skippedEntry(bindingId: string, policyId: string | null, policyName: string | null, policyType: string, priority: number, skipped: string): TraceEntry {
   return {
-    binding_id: base.binding_id,
-    policy_id: base.policy_id,
-    policy_name: base.policy_name,
-    policy_type: base.policy_type,
-    priority: base.priority,
+    binding_id: bindingId,
+    policy_id: policyId,
+    policy_name: policyName,
+    policy_type: policyType,
+    priority,
     ran: false,
     skipped_reason: skipped,
     verdict: 'SKIPPED',
@@ -166,13 +158,22 @@ function skippedEntry(base: TraceIdentity, skipped: string): TraceEntry {
   };
 }
 
-function ranEntry(base: TraceIdentity, verdict: 'OK' | 'ERROR', reason: string, changed: string[]): TraceEntry {
+function ranEntry(
+  bindingId: string,
+  policyId: string | null,
+  policyName: string | null,
+  policyType: string,
+  priority: number,
+  verdict: 'OK' | 'ERROR',
+  reason: string,
+  changed: string[],
+): TraceEntry {
   return {
-    binding_id: base.binding_id,
-    policy_id: base.policy_id,
-    policy_name: base.policy_name,
-    policy_type: base.policy_type,
-    priority: base.priority,
+    binding_id: bindingId,
+    policy_id: policyId,
+    policy_name: policyName,
+    policy_type: policyType,
+    priority,
     ran: true,
     verdict,
     reason,

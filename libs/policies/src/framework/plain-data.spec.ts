@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { clonePlain, withKeys } from './plain-data';
+import { clonePlain, sortedKeys, withKeys } from './plain-data';
 
 /**
  * Own keys in order with their values, and the kind of object: what a spread or a clone must
@@ -68,5 +68,24 @@ describe('clonePlain', () => {
     expect(() => clonePlain({ f: () => 1 })).toThrow();
     expect(shape(clonePlain(JSON.parse('{"__proto__": 1}')))).toEqual(shape(structuredClone(JSON.parse('{"__proto__": 1}'))));
     expect(Object.getPrototypeOf(clonePlain(Object.assign(Object.create(null), { a: 1 })))).toBe(Object.prototype);
+  });
+
+  it('leaves symbol keys out, as structuredClone does', () => {
+    const tag = Symbol('tag');
+    const value = { a: 1, [tag]: 2, nested: { [tag]: { b: 3 }, c: [4] } };
+    const copy = clonePlain(value);
+    expect(Object.getOwnPropertySymbols(copy)).toEqual([]);
+    expect(Object.getOwnPropertySymbols(copy.nested)).toEqual([]);
+    expect(shape(copy)).toEqual(shape(structuredClone(value)));
+  });
+});
+
+describe('sortedKeys', () => {
+  it('equals Object.keys(...).sort() for any object, short or long', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('az1', 'az10', 'az2', 'AZ1', '1', '01', '10', '')), fc.integer(), { maxKeys: 40 }), (record) => {
+        expect(sortedKeys(record)).toEqual(Object.keys(record).sort());
+      }),
+    );
   });
 });

@@ -12,7 +12,9 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * order, except that it would set the prototype for an own `__proto__` key (of either), so that case keeps the spread.
  */
 export function withKeys<A extends object>(base: unknown, additions: A): Record<string, unknown> & A {
-  if ((base !== null && base !== undefined && hasOwn.call(base, '__proto__')) || hasOwn.call(additions, '__proto__')) {
+  // nothing to keep: a spread with no key after it is V8's fast clone, a third of Object.assign's cost
+  if (base === null || base === undefined) return { ...additions } as Record<string, unknown> & A;
+  if (hasOwn.call(base, '__proto__') || hasOwn.call(additions, '__proto__')) {
     return { ...(base as object), ...additions } as Record<string, unknown> & A;
   }
   return Object.assign({}, base, additions) as Record<string, unknown> & A;
@@ -54,8 +56,9 @@ function tryClonePlain(value: unknown, depth: number): unknown {
     // structuredClone keeps extra non-index keys of an array; a walk of indices would drop them
     return Object.keys(value).length === value.length ? out : NOT_PLAIN;
   }
-  if (!isPlainRecord(value) || Object.getOwnPropertySymbols(value).length > 0) return NOT_PLAIN;
-  // structuredClone gives an ordinary object even for a null-prototype one
+  if (!isPlainRecord(value)) return NOT_PLAIN;
+  // structuredClone gives an ordinary object even for a null-prototype one, and copies string keys
+  // only, so a symbol key is left out here too (asking for them was a runtime call per object)
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     // structuredClone's own handling of this key is peculiar; leave it to structuredClone
@@ -67,4 +70,24 @@ function tryClonePlain(value: unknown, depth: number): unknown {
     out[key] = v;
   }
   return out;
+}
+
+/**
+ * `Object.keys(record).sort()`. Own keys are distinct strings, so an insertion sort by code units
+ * gives the very order the default sort gives; a few zone names sorted by the builtin cost four
+ * times as much (its setup), on every scale-in's victim selection.
+ */
+export function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i;
+    while (j > 0 && keys[j - 1] > key) {
+      keys[j] = keys[j - 1];
+      j--;
+    }
+    keys[j] = key;
+  }
+  return keys;
 }

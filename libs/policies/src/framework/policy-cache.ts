@@ -76,19 +76,30 @@ function idBucket(id: string): number {
   return (((id.charCodeAt(0) * 31 + id.charCodeAt(1)) * 31 + id.charCodeAt(n - 2)) * 31 + id.charCodeAt(n - 1) + n) & (BUCKETS - 1);
 }
 
-/** A JSON value as the cache keeps it: an object's keys in an array beside its values. */
-type Copy = null | boolean | number | string | CopiedList | CopiedMap;
-
-class CopiedList {
-  constructor(readonly items: Copy[]) {}
+/**
+ * A JSON value as the cache keeps it: one node shape for every kind, told apart by a small tag, so
+ * the comparison of a hit (every decision compares all its specs) dispatches on an integer instead
+ * of `typeof` and `instanceof` over mixed values. An object's keys are in an array beside its values.
+ */
+interface Copy {
+  readonly kind: Kind;
+  /** a primitive's value (LEAF, NUMBER) */
+  readonly value: null | boolean | number | string;
+  /** an object's own keys in order (MAP) */
+  readonly keys: readonly string[] | null;
+  /** a list's items or an object's values, in key order (LIST, MAP) */
+  readonly items: readonly Copy[] | null;
 }
 
-class CopiedMap {
-  constructor(
-    readonly keys: string[],
-    readonly values: Copy[],
-  ) {}
-}
+/** null, a boolean or a string: compared with === */
+const LEAF = 0;
+/** compared with Object.is: -0 resolves apart from 0 (pyStr writes it '-0.0') */
+const NUMBER = 1;
+const LIST = 2;
+const MAP = 3;
+type Kind = typeof LEAF | typeof NUMBER | typeof LIST | typeof MAP;
+
+const leaf = (value: null | boolean | string): Copy => ({ kind: LEAF, value, keys: null, items: null });
 
 const NOT_JSON = Symbol('not JSON');
 /** deeper than any spec; a cycle gets there */
@@ -101,8 +112,8 @@ function plainPrototype(value: object): boolean {
 
 /** The copy, or NOT_JSON (undefined, functions, class instances, accessors, holes, symbols, `__proto__`). */
 function copyJson(value: unknown, depth: number): Copy | typeof NOT_JSON {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : NOT_JSON;
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return leaf(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? { kind: NUMBER, value, keys: null, items: null } : NOT_JSON;
   if (typeof value !== 'object' || depth > MAX_DEPTH) return NOT_JSON;
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype || Object.keys(value).length !== value.length) return NOT_JSON;
@@ -112,20 +123,20 @@ function copyJson(value: unknown, depth: number): Copy | typeof NOT_JSON {
       if (v === NOT_JSON) return NOT_JSON;
       items[i] = v;
     }
-    return new CopiedList(items);
+    return { kind: LIST, value: null, keys: null, items };
   }
   if (!plainPrototype(value) || Object.getOwnPropertySymbols(value).length > 0) return NOT_JSON;
   const keys = Object.keys(value);
-  const values: Copy[] = new Array(keys.length);
+  const items: Copy[] = new Array(keys.length);
   for (let i = 0; i < keys.length; i++) {
     if (keys[i] === '__proto__') return NOT_JSON;
     const descriptor = Object.getOwnPropertyDescriptor(value, keys[i]) as PropertyDescriptor;
     if (!('value' in descriptor)) return NOT_JSON;
     const v = copyJson(descriptor.value, depth + 1);
     if (v === NOT_JSON) return NOT_JSON;
-    values[i] = v;
+    items[i] = v;
   }
-  return new CopiedMap(keys, values);
+  return { kind: MAP, value: null, keys, items };
 }
 
 /**
@@ -134,21 +145,22 @@ function copyJson(value: unknown, depth: number): Copy | typeof NOT_JSON {
  * from (a class instance, a hole, an inherited enumerable key) is never equal.
  */
 function sameJson(value: unknown, copy: Copy, depth: number): boolean {
-  // Object.is: -0 resolves apart from 0 (pyStr writes it '-0.0')
-  if (copy === null || typeof copy !== 'object') return Object.is(value, copy);
+  const kind = copy.kind;
+  if (kind === LEAF) return value === copy.value;
+  if (kind === NUMBER) return Object.is(value, copy.value);
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
-  if (copy instanceof CopiedList) {
-    const items = copy.items;
+  const items = copy.items as readonly Copy[];
+  if (kind === LIST) {
     if (!Array.isArray(value) || value.length !== items.length || Object.getPrototypeOf(value) !== Array.prototype) return false;
     for (let i = 0; i < items.length; i++) if (!sameJson(value[i], items[i], depth + 1)) return false;
     return true;
   }
   if (Array.isArray(value) || !plainPrototype(value)) return false;
-  const { keys, values } = copy;
+  const keys = copy.keys as readonly string[];
   let i = 0;
   // for-in lists own keys first, in Object.keys order, then any inherited enumerable one (a mismatch)
   for (const key in value) {
-    if (i === keys.length || key !== keys[i] || !sameJson((value as Record<string, unknown>)[key], values[i], depth + 1)) return false;
+    if (i === keys.length || key !== keys[i] || !sameJson((value as Record<string, unknown>)[key], items[i], depth + 1)) return false;
     i++;
   }
   return i === keys.length;

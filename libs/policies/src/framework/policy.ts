@@ -128,11 +128,19 @@ export abstract class Policy<P = Record<string, unknown>> {
     this.properties = init.properties;
   }
 
+  /**
+   * Read once per instance (the registry keeps built policies per policy id): the class's
+   * declaration is fixed (a non-writable property), and reading it through the constructor was a
+   * lookup on every `priority` and `needCheck` of a decision's chain.
+   */
   get meta(): PolicyTypeMeta {
+    if (this.typeMeta !== undefined) return this.typeMeta;
     const meta = (this.constructor as PolicyClass)[POLICY_TYPE_META];
     if (!meta) throw new Error(`${this.constructor.name} is not decorated with @PolicyType`);
-    return meta;
+    return (this.typeMeta = meta);
   }
+
+  private typeMeta: PolicyTypeMeta | undefined;
 
   /** `<type>-<version>` as stored in `policies.type`; once per instance, which the registry keeps per policy id */
   get type(): string {
@@ -203,7 +211,7 @@ export abstract class Policy<P = Record<string, unknown>> {
   needCheck(when: When, action: PolicyAction): boolean {
     const targets = this.meta.targets;
     if (targets.length === 0) return true;
-    for (const [w, a] of targets) if (w === when && a === action.action) return true;
+    for (let i = 0; i < targets.length; i++) if (targets[i][0] === when && targets[i][1] === action.action) return true;
     return false;
   }
 

@@ -1,4 +1,4 @@
-import { withKeys } from '../framework/plain-data';
+import { sortedKeys, withKeys } from '../framework/plain-data';
 import { RandomSource } from '../framework/random';
 import { ActionData, ClusterSnapshot, PolicyAction } from '../framework/types';
 import { checkSizeParams, parseResizeParams, readResizeParams } from '../resize/resize';
@@ -218,7 +218,7 @@ function chooseVictims(
     requireListed(cluster, undefined, cluster.nodes, count, 'random');
     return nodesByRandom(cluster.nodes, count, random);
   }
-  const names = Object.keys(zones).sort();
+  const names = sortedKeys(zones);
   const byZone = index?.nodesIn(names) ?? nodesInZones(cluster.nodes, names);
   const victims: string[] = [];
   for (const zone of names) {
@@ -234,8 +234,10 @@ function toDeletes(cluster: ClusterSnapshot, ids: readonly string[], index: Zone
   const slots = CandidateSlots.of(ids);
   if (!slots) return toDeletesById(cluster, ids, index);
   // per candidate (duplicates each have their own slot): the zone of the last node with its id
-  const zones = new Array<string | null>(ids.length).fill(null);
-  const found = new Uint8Array(ids.length);
+  const zones = new Array<string | null>(ids.length);
+  for (let k = 0; k < zones.length; k++) zones[k] = null;
+  const found = new Array<number>(ids.length);
+  for (let k = 0; k < found.length; k++) found[k] = 0;
   let missing = ids.length;
   if (index) {
     // Read from the end, an id's first match is that node, and the pass can stop once every id is
@@ -300,8 +302,8 @@ function toDeletesById(cluster: ClusterSnapshot, ids: readonly unknown[], index:
 class CandidateSlots {
   private constructor(
     /** per bucket: its first candidate slot, or -1; a single bucket for a few candidates */
-    private readonly head: Int32Array,
-    private readonly chain: Int32Array,
+    private readonly head: number[],
+    private readonly chain: number[],
   ) {}
 
   /** Null unless every id is a string. */
@@ -311,8 +313,10 @@ class CandidateSlots {
     // not clear 16 KB)
     let size = 1;
     if (ids.length > 8) while (size < 2 * ids.length && size < ID_TABLE_SIZE) size *= 2;
-    const head = new Int32Array(size).fill(-1);
-    const chain = new Int32Array(ids.length);
+    // plain arrays filled by a loop: a typed array costs more to make than a scale-in by 1 uses it
+    const head = new Array<number>(size);
+    for (let b = 0; b < size; b++) head[b] = -1;
+    const chain = new Array<number>(ids.length);
     // chained last to first, so that a bucket lists its candidates in the order of `ids`
     for (let k = ids.length - 1; k >= 0; k--) {
       const id = ids[k];

@@ -100,15 +100,17 @@ export class ZoneIndex {
   nodesIn(zones: readonly string[]): Map<string, NodeSnapshot[]> | null {
     if (!distinct(zones)) return null;
     const lists = zones.map((): NodeSnapshot[] => []);
-    const target = new Int32Array(this.names.length).fill(-1);
+    // a few zones: a plain array filled by a loop is cheaper to make than a typed array
+    const target = new Array<number>(this.names.length);
+    for (let c = 0; c < target.length; c++) target[c] = -1;
     let wanted = 0;
-    zones.forEach((zone, j) => {
-      const code = this.codeOf(zone);
+    for (let j = 0; j < zones.length; j++) {
+      const code = this.codeOf(zones[j]);
       if (code >= 0) {
         target[code] = j;
         wanted += this.sizes[code];
       }
-    });
+    }
     const { codes, nodes } = this;
     for (let i = 0; i < codes.length && wanted > 0; i++) {
       const code = codes[i];
@@ -117,7 +119,9 @@ export class ZoneIndex {
         wanted--;
       }
     }
-    return new Map(zones.map((z, j) => [z, lists[j]]));
+    const byZone = new Map<string, NodeSnapshot[]>();
+    for (let j = 0; j < zones.length; j++) byZone.set(zones[j], lists[j]);
+    return byZone;
   }
 }
 

@@ -46,7 +46,9 @@ export function createZonePlan(
     }
     order[at] = j;
   }
-  const take = new Array<number>(k).fill(0);
+  // written out: Array.prototype.fill on a fresh array costs more than the plan's arithmetic
+  const take = new Array<number>(k);
+  for (let j = 0; j < k; j++) take[j] = 0;
   let remain = count;
   for (let v = 0; v < k; v++) {
     const j = order[v];
