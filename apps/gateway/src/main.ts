@@ -6,7 +6,7 @@ import { createCloudCatalog } from '@trellis/nova/cloud-catalog';
 import { enableProcessMetrics } from '@trellis/observability';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
-import { exitOnStartupError, onShutdownSignal, openInfrastructure, startWhileDatabaseUnavailable } from '@trellis/runtime';
+import { exitOnStartupError, onShutdownSignal, startOnInfrastructure } from '@trellis/runtime';
 import { startGateway } from './bootstrap';
 
 /**
@@ -27,27 +27,20 @@ async function main(): Promise<void> {
   const tokenValidator = createTokenValidator(config.openstack, { adminProject: config.rbac.adminProject });
   const registry = PolicyRegistry.withBuiltins();
   loadPolicyPlugins(registry, config.engine.plugins);
-  const { infra, gateway } = await startWhileDatabaseUnavailable(logger, 'gateway', async () => {
-    const infra = await openInfrastructure(config, logger);
-    try {
-      const gateway = await startGateway({
-        config,
-        dataSource: infra.database.dataSource,
-        bus: infra.bus,
-        tokenValidator,
-        trusts: createKeystoneTrusts(config.openstack, { logger }),
-        cloudCatalog: createCloudCatalog(config.openstack, { logger }),
-        signIn: createPasswordSignIn(config.openstack, { logger }),
-        registry,
-        enforcer,
-        logger,
-      });
-      return { infra, gateway };
-    } catch (e) {
-      await infra.close().catch(() => undefined);
-      throw e;
-    }
-  });
+  const { infra, running: gateway } = await startOnInfrastructure(config, logger, 'gateway', (infra) =>
+    startGateway({
+      config,
+      dataSource: infra.database.dataSource,
+      bus: infra.bus,
+      tokenValidator,
+      trusts: createKeystoneTrusts(config.openstack, { logger }),
+      cloudCatalog: createCloudCatalog(config.openstack, { logger }),
+      signIn: createPasswordSignIn(config.openstack, { logger }),
+      registry,
+      enforcer,
+      logger,
+    }),
+  );
   onShutdownSignal(logger, async () => {
     await gateway.close();
     await infra.close();

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { Queues } from '@trellis/contracts';
-import { ServiceHeartbeat } from '@trellis/persistence';
+import { startHeartbeatOrClose } from '@trellis/runtime';
 import { WorkerModule, type WorkerDeps } from './worker.module';
 
 export interface RunningWorker {
@@ -12,14 +12,7 @@ export async function startNovaWorker(deps: WorkerDeps): Promise<RunningWorker> 
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(deps), { logger: false });
   await app.init();
   // listed by GET /v1/services while it runs
-  let heartbeat: ServiceHeartbeat;
-  try {
-    heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-nova-worker', topic: Queues.workerOrders }, deps.logger);
-  } catch (e) {
-    // the consumers are running: stop them before the caller tries again or exits
-    await app.close();
-    throw e;
-  }
+  const heartbeat = await startHeartbeatOrClose(app, deps.dataSource, { binary: 'trellis-nova-worker', topic: Queues.workerOrders }, deps.logger);
   return {
     close: async () => {
       await heartbeat.stop();

@@ -3,7 +3,7 @@ import { DEFAULT_OPS_PORTS, createLogger, loadConfig, usesSimulator } from '@tre
 import { createKeystoneTrusts } from '@trellis/identity';
 import { startOpsServer } from '@trellis/observability';
 import { TrustedNovaPool, createNovaClient } from '@trellis/nova';
-import { brokerProbe, cloudProbe, databaseProbe, exitOnStartupError, onShutdownSignal, openInfrastructure, startWhileDatabaseUnavailable } from '@trellis/runtime';
+import { brokerProbe, cloudProbe, databaseProbe, exitOnStartupError, onShutdownSignal, startOnInfrastructure } from '@trellis/runtime';
 import { startNovaWorker } from './bootstrap';
 
 /**
@@ -19,24 +19,17 @@ async function main(): Promise<void> {
     throw new Error('OS_AUTH_URL (or OS_CLOUD) is not set: the nova-worker needs a Keystone to authenticate against');
   }
   const nova = createNovaClient(config.openstack, { logger });
-  const { infra, worker } = await startWhileDatabaseUnavailable(logger, 'nova-worker', async () => {
-    const infra = await openInfrastructure(config, logger);
-    try {
-      const worker = await startNovaWorker({
-        config,
-        dataSource: infra.database.dataSource,
-        bus: infra.bus,
-        nova,
-        trusted: new TrustedNovaPool(config.openstack, { logger }),
-        trusts: createKeystoneTrusts(config.openstack, { logger }),
-        logger,
-      });
-      return { infra, worker };
-    } catch (e) {
-      await infra.close().catch(() => undefined);
-      throw e;
-    }
-  });
+  const { infra, running: worker } = await startOnInfrastructure(config, logger, 'nova-worker', (infra) =>
+    startNovaWorker({
+      config,
+      dataSource: infra.database.dataSource,
+      bus: infra.bus,
+      nova,
+      trusted: new TrustedNovaPool(config.openstack, { logger }),
+      trusts: createKeystoneTrusts(config.openstack, { logger }),
+      logger,
+    }),
+  );
   const ops = await startOpsServer({
     host: config.ops.host,
     port: config.ops.port ?? DEFAULT_OPS_PORTS['nova-worker'],

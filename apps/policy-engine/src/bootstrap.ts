@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { Queues } from '@trellis/contracts';
-import { ServiceHeartbeat } from '@trellis/persistence';
+import { startHeartbeatOrClose } from '@trellis/runtime';
 import { EngineModule, type EngineDeps } from './engine.module';
 
 export interface RunningEngine {
@@ -12,14 +12,7 @@ export async function startPolicyEngine(deps: EngineDeps): Promise<RunningEngine
   const app = await NestFactory.createApplicationContext(EngineModule.forRoot(deps), { logger: false });
   await app.init();
   // listed by GET /v1/services while it runs
-  let heartbeat: ServiceHeartbeat;
-  try {
-    heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-policy-engine', topic: Queues.engineActions }, deps.logger);
-  } catch (e) {
-    // the consumers are running: stop them before the caller tries again or exits
-    await app.close();
-    throw e;
-  }
+  const heartbeat = await startHeartbeatOrClose(app, deps.dataSource, { binary: 'trellis-policy-engine', topic: Queues.engineActions }, deps.logger);
   return {
     close: async () => {
       await heartbeat.stop();

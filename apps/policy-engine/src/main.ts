@@ -3,7 +3,7 @@ import { DEFAULT_OPS_PORTS, createLogger, loadConfig } from '@trellis/common';
 import { startOpsServer } from '@trellis/observability';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
-import { brokerProbe, databaseProbe, exitOnStartupError, onShutdownSignal, openInfrastructure, startWhileDatabaseUnavailable } from '@trellis/runtime';
+import { brokerProbe, databaseProbe, exitOnStartupError, onShutdownSignal, startOnInfrastructure } from '@trellis/runtime';
 import { startPolicyEngine } from './bootstrap';
 
 /** The policy-engine alone: DATABASE_URL and AMQP_URL point it at PostgreSQL and RabbitMQ. */
@@ -12,16 +12,9 @@ async function main(): Promise<void> {
   const logger = createLogger('policy-engine', config.logLevel, { instance: config.instanceId });
   const registry = PolicyRegistry.withBuiltins();
   loadPolicyPlugins(registry, config.engine.plugins);
-  const { infra, engine } = await startWhileDatabaseUnavailable(logger, 'policy-engine', async () => {
-    const infra = await openInfrastructure(config, logger);
-    try {
-      const engine = await startPolicyEngine({ config, dataSource: infra.database.dataSource, bus: infra.bus, registry, logger });
-      return { infra, engine };
-    } catch (e) {
-      await infra.close().catch(() => undefined);
-      throw e;
-    }
-  });
+  const { infra, running: engine } = await startOnInfrastructure(config, logger, 'policy-engine', (infra) =>
+    startPolicyEngine({ config, dataSource: infra.database.dataSource, bus: infra.bus, registry, logger }),
+  );
   const ops = await startOpsServer({
     host: config.ops.host,
     port: config.ops.port ?? DEFAULT_OPS_PORTS['policy-engine'],

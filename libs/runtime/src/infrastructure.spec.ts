@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from '@trellis/common';
-import { startWhileDatabaseUnavailable } from './infrastructure';
+import type { DataSource } from 'typeorm';
+import { startHeartbeatOrClose, startWhileDatabaseUnavailable } from './infrastructure';
 
 const tooManyClients = () => Object.assign(new Error('sorry, too many clients already'), { code: '53300' });
 
@@ -45,5 +46,15 @@ describe('startWhileDatabaseUnavailable', () => {
     await expect(startWhileDatabaseUnavailable(silentLogger, 'policy-engine', start, { maxMs: 100, intervalMs: 30 })).rejects.toThrow('sorry, too many clients already');
     expect(calls).toBeGreaterThanOrEqual(2);
     expect(calls).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('startHeartbeatOrClose', () => {
+  it('closes the started application when the first heartbeat cannot be written, and passes the error on', async () => {
+    let closed = 0;
+    const app = { close: async () => void closed++ };
+    const refusing = { getRepository: () => ({ insert: async () => Promise.reject(tooManyClients()) }) } as unknown as DataSource;
+    await expect(startHeartbeatOrClose(app, refusing, { binary: 'trellis-nova-worker', topic: 'orders' }, silentLogger)).rejects.toThrow('sorry, too many clients already');
+    expect(closed).toBe(1);
   });
 });

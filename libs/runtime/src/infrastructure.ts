@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
 import { createMessageBus, type MessageBus } from '@trellis/messaging';
 import { PROBE_TIMEOUT_MS, observeOutbox, within } from '@trellis/observability';
-import { OutboxRelay, isDatabaseUnavailable, openDatabase, outboxStats, type Database } from '@trellis/persistence';
+import { OutboxRelay, ServiceHeartbeat, isDatabaseUnavailable, openDatabase, outboxStats, type Database, type ServiceRegistration } from '@trellis/persistence';
 
 /**
  * What every service stands on: the database (PostgreSQL, or PGlite in the embedded default), the
@@ -83,6 +83,47 @@ export async function startWhileDatabaseUnavailable<T>(
       logger.warn(`${service} could not start yet: the database is unavailable; trying again`, { error: errorMessage(e), attempt, retry_in_ms: intervalMs });
       await new Promise((r) => setTimeout(r, intervalMs));
     }
+  }
+}
+
+/**
+ * A stand-alone service's start: its infrastructure, then the service on it, again and again while
+ * the database is unavailable (`startWhileDatabaseUnavailable`); a failed attempt closes the
+ * infrastructure it opened before the next one.
+ */
+export async function startOnInfrastructure<T>(
+  config: TrellisConfig,
+  logger: Logger,
+  service: string,
+  start: (infra: Infrastructure) => Promise<T>,
+): Promise<{ infra: Infrastructure; running: T }> {
+  return startWhileDatabaseUnavailable(logger, service, async () => {
+    const infra = await openInfrastructure(config, logger);
+    try {
+      return { infra, running: await start(infra) };
+    } catch (e) {
+      await infra.close().catch(() => undefined);
+      throw e;
+    }
+  });
+}
+
+/**
+ * The service's row in GET /v1/services, kept fresh while it runs. When the first write fails the
+ * already started application (its consumers) is closed before the error goes on, so the caller can
+ * start again or exit cleanly.
+ */
+export async function startHeartbeatOrClose(
+  app: { close(): Promise<void> },
+  dataSource: DataSource,
+  registration: ServiceRegistration,
+  logger: Logger,
+): Promise<ServiceHeartbeat> {
+  try {
+    return await ServiceHeartbeat.start(dataSource, registration, logger);
+  } catch (e) {
+    await app.close();
+    throw e;
   }
 }
 
