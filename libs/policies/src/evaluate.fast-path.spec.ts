@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { BUILTIN_POLICY_TYPES } from './builtins';
 import { EvaluationInput, evaluate } from './evaluate';
 import { PolicyClass } from './framework/policy';
-import { NodeSnapshot } from './framework/types';
 import { PolicyRegistry } from './framework/registry';
+import { clusterAction, deletionPolicy, isoTime, placementData, policyChains, preOpSnapshot, server, zone, zonePlacementPolicy } from './testing/arbitraries';
 
 /**
  * evaluate() shares one zone index between zone placement, the deletion policy and the engine plan
@@ -27,9 +27,8 @@ function outcome(fn: () => unknown): string {
   }
 }
 
-const zone = fc.constantFrom('az1', 'az2', 'az3', 'az9', 'internal');
 const time = fc.oneof(
-  fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2026-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+  isoTime,
   fc.constantFrom(null, undefined, '', '2024-13-45T00:00:00.000Z', '2024-02-30T10:00:00.000Z', '2024-01-01T00:00:00Z', 'yesterday', '2024-01-01 10:00:00', '2024-01-01T00:00:00.5Z'),
 );
 const node = fc.record(
@@ -39,57 +38,22 @@ const node = fc.record(
     tainted: fc.boolean(),
     created_at: time,
     profile_created_at: time,
-    data: fc.oneof(fc.constant(null), fc.record({ placement: fc.oneof(fc.constant(null), fc.record({ zone: fc.oneof(zone, fc.constant(null)) }, { requiredKeys: [] })) }, { requiredKeys: [] })),
-    server: fc.oneof(fc.constant(null), fc.record({ availability_zone: zone }, { requiredKeys: [] })),
+    data: fc.oneof(fc.constant(null), placementData),
+    server,
   },
   { requiredKeys: ['id'] },
 );
 const weight = fc.oneof(fc.integer({ min: 1, max: 200 }), fc.constantFrom('50', 0, -1, 'x', 2.5));
-const zonePolicy = fc.record({
-  spec: fc.record({
-    type: fc.constant('senlin.policy.zone_placement'),
-    version: fc.constantFrom('1.0', 1),
-    properties: fc.record({ zones: fc.uniqueArray(fc.record({ name: zone, weight }, { requiredKeys: ['name'] }), { selector: (z) => z.name, minLength: 1, maxLength: 4 }) }),
-  }),
-});
-const deletionPolicy = fc.record({
-  spec: fc.record({
-    type: fc.constant('senlin.policy.deletion'),
-    version: fc.constantFrom('1.0', '1.1'),
-    properties: fc.record({ criteria: fc.constantFrom('OLDEST_FIRST', 'YOUNGEST_FIRST', 'OLDEST_PROFILE_FIRST', 'RANDOM', 'BAD'), grace_period: fc.constantFrom(0, 30, '5') }, { requiredKeys: [] }),
-  }),
-});
-const count = fc.oneof(fc.integer({ min: -2, max: 25 }), fc.constantFrom('3', 'x', null, 1.5));
-const action = fc.oneof(
-  fc.record({ action: fc.constantFrom('CLUSTER_SCALE_IN', 'CLUSTER_SCALE_OUT'), inputs: fc.record({ count }, { requiredKeys: [] }) }),
-  fc.record({
-    action: fc.constant('CLUSTER_RESIZE'),
-    inputs: fc.record({ adjustment_type: fc.constantFrom('CHANGE_IN_CAPACITY', 'CHANGE_IN_PERCENTAGE', 'EXACT_CAPACITY'), number: fc.integer({ min: -30, max: 30 }), strict: fc.boolean() }),
-  }),
-  fc.record({ action: fc.constant('CLUSTER_DEL_NODES'), inputs: fc.record({ candidates: fc.array(fc.constantFrom('n1', 'n2', 'n9'), { maxLength: 3 }) }) }),
-  fc.record({ action: fc.constantFrom('NODE_DELETE', 'NODE_CREATE'), target: fc.constantFrom('n1', 'n2') }),
+const zonePolicy = zonePlacementPolicy(fc.constantFrom('1.0', 1), fc.record({ name: zone, weight }, { requiredKeys: ['name'] }));
+const deletion = deletionPolicy(
+  fc.record({ criteria: fc.constantFrom('OLDEST_FIRST', 'YOUNGEST_FIRST', 'OLDEST_PROFILE_FIRST', 'RANDOM', 'BAD'), grace_period: fc.constantFrom(0, 30, '5') }, { requiredKeys: [] }),
 );
-const snapshot: fc.Arbitrary<EvaluationInput> = fc
-  .record({
-    nodes: fc.array(node, { maxLength: 60 }),
-    policies: fc.oneof(
-      fc.tuple(zonePolicy).map((p) => [...p]),
-      fc.tuple(zonePolicy, deletionPolicy).map((p) => [...p]),
-      fc.tuple(deletionPolicy).map((p) => [...p]),
-      fc.constant([]),
-    ),
-    action,
-    seed: fc.integer({ min: 0, max: 1000 }),
-  })
-  .map(({ nodes, policies, action: a, seed }): EvaluationInput => ({
-    hook: 'pre_op',
-    policies: policies as EvaluationInput['policies'],
-    cluster: { id: 'c1', min_size: 0, max_size: -1, profile: { type: 'os.nova.server-1.0', spec: {} }, nodes: nodes as NodeSnapshot[] },
-    cloud: { availability_zones: [{ zoneName: 'az1' }, { zoneName: 'az2' }, { zoneName: 'az3' }, { zoneName: 'az9', zoneState: { available: false } }] },
-    action: a as EvaluationInput['action'],
-    now: '2026-01-01T00:00:00.000Z',
-    seed,
-  }));
+const count = fc.oneof(fc.integer({ min: -2, max: 25 }), fc.constantFrom('3', 'x', null, 1.5));
+const snapshot = preOpSnapshot({
+  nodes: fc.array(node, { maxLength: 60 }),
+  policies: policyChains([zonePolicy], [zonePolicy, deletion], [deletion]),
+  action: clusterAction(count, fc.record({ action: fc.constantFrom('NODE_DELETE', 'NODE_CREATE'), target: fc.constantFrom('n1', 'n2') })),
+});
 
 describe('evaluate(): the shared zone index decides as the plain per-node reads do', () => {
   const builtin = PolicyRegistry.withBuiltins();

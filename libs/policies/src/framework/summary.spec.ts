@@ -4,6 +4,7 @@ import { timestampMillis } from '../resize/victims';
 import { PolicyRegistry } from './registry';
 import { IncompleteSnapshotError, VictimListing, summariseNodes, victimListing } from './summary';
 import { NodeSnapshot, VictimOrder } from './types';
+import { clusterAction, deletionPolicy, isoTime, placementData, policy, policyChains, preOpSnapshot, server, zone, zonePlacementPolicy } from '../testing/arbitraries';
 
 /**
  * A summarised cluster (counts per zone, only the candidate nodes listed) must give the decision the
@@ -28,9 +29,8 @@ function summarised(input: EvaluationInput, listed: number | VictimListing, orde
   return copy;
 }
 
-const zone = fc.constantFrom('az1', 'az2', 'az3', 'az9', 'internal');
 const time = fc.oneof(
-  fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2026-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+  isoTime,
   // few distinct times: ties, broken by cluster order
   fc.constantFrom('2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.001Z', '2023-06-01T00:00:00.000Z'),
   fc.constantFrom(null, '2024-01-01T00:00:00Z'),
@@ -40,66 +40,25 @@ const node = fc.record({
   tainted: fc.constantFrom(false, false, false, false, true),
   created_at: time,
   profile_created_at: time,
-  data: fc.oneof(fc.constant({}), fc.record({ placement: fc.oneof(fc.constant(null), fc.record({ zone: fc.oneof(zone, fc.constant(null)) }, { requiredKeys: [] })) }, { requiredKeys: [] })),
-  server: fc.oneof(fc.constant(null), fc.record({ availability_zone: zone }, { requiredKeys: [] })),
+  data: fc.oneof(fc.constant({}), placementData),
+  server,
 });
-const zonePolicy = fc.record({
-  spec: fc.record({
-    type: fc.constant('senlin.policy.zone_placement'),
-    version: fc.constant('1.0'),
-    properties: fc.record({ zones: fc.uniqueArray(fc.record({ name: zone, weight: fc.integer({ min: 1, max: 200 }) }), { selector: (z) => z.name, minLength: 1, maxLength: 4 }) }),
-  }),
-});
-const deletionPolicy = fc.record({
-  spec: fc.record({
-    type: fc.constant('senlin.policy.deletion'),
-    version: fc.constantFrom('1.0', '1.1'),
-    properties: fc.record({ criteria: fc.constantFrom('OLDEST_FIRST', 'YOUNGEST_FIRST', 'OLDEST_PROFILE_FIRST', 'RANDOM') }),
-  }),
-});
-const scalingPolicy = fc.record({
-  spec: fc.record({
-    type: fc.constant('senlin.policy.scaling'),
-    version: fc.constant('1.0'),
-    properties: fc.record({
-      event: fc.constantFrom('CLUSTER_SCALE_IN', 'CLUSTER_SCALE_OUT'),
-      adjustment: fc.record({ type: fc.constantFrom('CHANGE_IN_CAPACITY', 'CHANGE_IN_PERCENTAGE', 'EXACT_CAPACITY'), number: fc.integer({ min: 1, max: 40 }), best_effort: fc.boolean() }),
-    }),
-  }),
-});
-const count = fc.oneof(fc.integer({ min: 1, max: 30 }), fc.constantFrom('3', null));
-const action = fc.oneof(
-  fc.record({ action: fc.constantFrom('CLUSTER_SCALE_IN', 'CLUSTER_SCALE_OUT'), inputs: fc.record({ count }, { requiredKeys: [] }) }),
+const zonePolicy = zonePlacementPolicy(fc.constant('1.0'), fc.record({ name: zone, weight: fc.integer({ min: 1, max: 200 }) }));
+const deletion = deletionPolicy(fc.record({ criteria: fc.constantFrom('OLDEST_FIRST', 'YOUNGEST_FIRST', 'OLDEST_PROFILE_FIRST', 'RANDOM') }));
+const scalingPolicy = policy(
+  'senlin.policy.scaling',
+  fc.constant('1.0'),
   fc.record({
-    action: fc.constant('CLUSTER_RESIZE'),
-    inputs: fc.record({ adjustment_type: fc.constantFrom('CHANGE_IN_CAPACITY', 'CHANGE_IN_PERCENTAGE', 'EXACT_CAPACITY'), number: fc.integer({ min: -30, max: 30 }), strict: fc.boolean() }),
+    event: fc.constantFrom('CLUSTER_SCALE_IN', 'CLUSTER_SCALE_OUT'),
+    adjustment: fc.record({ type: fc.constantFrom('CHANGE_IN_CAPACITY', 'CHANGE_IN_PERCENTAGE', 'EXACT_CAPACITY'), number: fc.integer({ min: 1, max: 40 }), best_effort: fc.boolean() }),
   }),
-  fc.record({ action: fc.constant('CLUSTER_DEL_NODES'), inputs: fc.record({ candidates: fc.array(fc.constantFrom('n1', 'n2', 'n9'), { maxLength: 3 }) }) }),
 );
-const snapshot: fc.Arbitrary<EvaluationInput> = fc
-  .record({
-    nodes: fc.array(node, { maxLength: 80 }),
-    policies: fc.oneof(
-      fc.tuple(zonePolicy).map((p) => [...p]),
-      fc.tuple(zonePolicy, deletionPolicy).map((p) => [...p]),
-      fc.tuple(scalingPolicy, zonePolicy, deletionPolicy).map((p) => [...p]),
-      fc.tuple(deletionPolicy).map((p) => [...p]),
-      fc.tuple(scalingPolicy).map((p) => [...p]),
-      fc.constant([]),
-    ),
-    action,
-    seed: fc.integer({ min: 0, max: 1000 }),
-  })
-  .map(({ nodes, policies, action: a, seed }): EvaluationInput => ({
-    hook: 'pre_op',
-    policies: policies as EvaluationInput['policies'],
-    // ids are unique, as in the database the summary is read from
-    cluster: { id: 'c1', min_size: 0, max_size: -1, profile: { type: 'os.nova.server-1.0', spec: {} }, nodes: nodes.map((n, i) => ({ ...n, id: `n${i + 1}` })) as NodeSnapshot[] },
-    cloud: { availability_zones: [{ zoneName: 'az1' }, { zoneName: 'az2' }, { zoneName: 'az3' }, { zoneName: 'az9', zoneState: { available: false } }] },
-    action: a as EvaluationInput['action'],
-    now: '2026-01-01T00:00:00.000Z',
-    seed,
-  }));
+const snapshot = preOpSnapshot({
+  // ids are unique, as in the database the summary is read from
+  nodes: fc.array(node, { maxLength: 80 }).map((nodes) => nodes.map((n, i) => ({ ...n, id: `n${i + 1}` }))),
+  policies: policyChains([zonePolicy], [zonePolicy, deletion], [scalingPolicy, zonePolicy, deletion], [deletion], [scalingPolicy]),
+  action: clusterAction(fc.oneof(fc.integer({ min: 1, max: 30 }), fc.constantFrom('3', null))),
+});
 
 describe('a summarised cluster decides as the whole node list does', () => {
   const registry = PolicyRegistry.withBuiltins();
