@@ -4,9 +4,7 @@ import { createLogger, type Logger } from '@trellis/common';
 import { Exchanges, NotificationExchanges, deadLetterQueueOf, type QueueSpec } from '@trellis/contracts';
 import {
   BrokerUnavailableError,
-  DeadLetterDrainError,
   MessageBusError,
-  RpcTimeoutError,
   TopologyMismatchError,
   UnroutableMessageError,
   errorMessage,
@@ -33,18 +31,20 @@ import { coalesceWrites } from './coalesce-writes';
 import {
   IN_REPLY_TO_HEADER,
   JSON_CONTENT_TYPE,
+  type PendingReply,
   answerDelivery,
+  awaitReply,
   checkConsumeOptions,
   checkMax,
   checkOutgoing,
   checkRpcOptions,
   deadLetterHeaders,
-  deadLetterOrigin,
   decodeBody,
   describeMessage,
   messageFields,
   encodeBody,
   handleDelivery,
+  offerDeadLetter,
   outgoingHeaders,
 } from './message-codec';
 
@@ -78,10 +78,8 @@ interface Publisher {
   closeError?: AmqpError;
 }
 
-interface PendingRequest {
+interface PendingRequest extends PendingReply {
   correlationId: string;
-  resolve(reply: unknown): void;
-  reject(error: Error): void;
 }
 
 interface RpcClient {
@@ -257,19 +255,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     const messageId = options.messageId ?? randomUUID();
     const correlationId = options.correlationId ?? messageId;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        client.pending.delete(messageId);
-        reject(new RpcTimeoutError(options.pattern, options.timeoutMs));
-      }, options.timeoutMs);
-      const finish = () => {
-        clearTimeout(timer);
-        client.pending.delete(messageId);
-      };
-      const pending: PendingRequest = {
-        correlationId,
-        resolve: (reply) => (finish(), resolve(reply)),
-        reject: (error) => (finish(), reject(error)),
-      };
+      const pending: PendingRequest = { correlationId, ...awaitReply(options, () => client.pending.delete(messageId), resolve, reject) };
       client.pending.set(messageId, pending);
       try {
         // Direct reply-to: the reply comes back on this channel's no-ack consumer, so nothing is
@@ -311,14 +297,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
         const msg = await channel.get(deadLetterQueue, { noAck: false });
         if (!msg) break;
         const message = toIncoming(deadLetterQueue, 'quorum', msg);
-        const origin = deadLetterOrigin(message.headers, originalQueue);
-        let verdict: void | 'keep';
-        try {
-          verdict = await sink({ queue: deadLetterQueue, originalQueue: origin.originalQueue, reason: origin.reason, message });
-        } catch (error) {
-          channel.nack(msg, false, true);
-          throw new DeadLetterDrainError(deadLetterQueue, drained, error);
-        }
+        const verdict = await offerDeadLetter(sink, deadLetterQueue, originalQueue, message, drained, () => channel.nack(msg, false, true));
         if (verdict === 'keep') {
           kept.push(msg);
           continue;

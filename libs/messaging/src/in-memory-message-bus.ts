@@ -3,9 +3,7 @@ import { createLogger, type Logger } from '@trellis/common';
 import { messagesDeadLettered } from '@trellis/observability/metrics';
 import { Exchanges, Headers, NotificationExchanges, deadLetterQueueOf, type QueueSpec } from '@trellis/contracts';
 import {
-  DeadLetterDrainError,
   MessageBusError,
-  RpcTimeoutError,
   UnroutableMessageError,
   errorMessage,
 } from './bus-errors';
@@ -22,19 +20,21 @@ import type {
 } from './bus.port';
 import { type AbortableConsumerHandle, settledWithin } from './consumer-handle';
 import {
+  type PendingReply,
   type Settlement,
   answerDelivery,
+  awaitReply,
   checkConsumeOptions,
   checkMax,
   checkOutgoing,
   checkRpcOptions,
   deadLetterHeaders,
-  deadLetterOrigin,
   decodeBody,
   describeMessage,
   messageFields,
   encodeBody,
   handleDelivery,
+  offerDeadLetter,
   outgoingHeaders,
 } from './message-codec';
 
@@ -86,11 +86,6 @@ class MemoryConsumer {
   ) {}
 }
 
-interface PendingRequest {
-  resolve(reply: unknown): void;
-  reject(error: Error): void;
-}
-
 /**
  * The embedded default: RabbitMQ's semantics (as Trellis uses them) inside one process. Messages
  * are stored encoded and parsed again on every delivery, handlers run asynchronously (never inside
@@ -105,7 +100,7 @@ export class InMemoryMessageBus implements MessageBus {
   private readonly queueSpecs: QueueSpec[];
   private readonly exchanges = new Map<string, { type: ExchangeType; bindings: { queue: MemoryQueue; key: string }[] }>();
   private readonly queues = new Map<string, MemoryQueue>();
-  private readonly pendingRequests = new Map<string, PendingRequest>();
+  private readonly pendingRequests = new Map<string, PendingReply>();
   private state: 'new' | 'started' | 'closing' | 'closed' = 'new';
 
   constructor(options: InMemoryMessageBusOptions) {
@@ -187,18 +182,7 @@ export class InMemoryMessageBus implements MessageBus {
     if (targets.length === 0) throw new UnroutableMessageError(options.exchange, options.routingKey, messageId);
     const replyTo = `amq.rabbitmq.reply-to.${messageId}`;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pendingRequests.delete(replyTo);
-        reject(new RpcTimeoutError(options.pattern, options.timeoutMs));
-      }, options.timeoutMs);
-      const finish = () => {
-        clearTimeout(timer);
-        this.pendingRequests.delete(replyTo);
-      };
-      this.pendingRequests.set(replyTo, {
-        resolve: (reply) => (finish(), resolve(reply)),
-        reject: (error) => (finish(), reject(error)),
-      });
+      this.pendingRequests.set(replyTo, awaitReply(options, () => this.pendingRequests.delete(replyTo), resolve, reject));
       this.enqueue(targets, {
         content,
         exchange: options.exchange,
@@ -229,14 +213,7 @@ export class InMemoryMessageBus implements MessageBus {
         const stored = dlq.ready.shift();
         if (!stored) break;
         const message = this.toIncoming(dlq, stored);
-        const origin = deadLetterOrigin(message.headers, originalQueue);
-        let verdict: void | 'keep';
-        try {
-          verdict = await sink({ queue: dlq.name, originalQueue: origin.originalQueue, reason: origin.reason, message });
-        } catch (error) {
-          this.returnToQueue(dlq, stored);
-          throw new DeadLetterDrainError(dlq.name, drained, error);
-        }
+        const verdict = await offerDeadLetter(sink, dlq.name, originalQueue, message, drained, () => this.returnToQueue(dlq, stored));
         if (verdict === 'keep') kept.push(stored);
         else drained++;
       }

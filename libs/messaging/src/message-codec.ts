@@ -1,8 +1,8 @@
 import { withLogContext, type LogContext } from '@trellis/common/log-context';
 import { Headers, SCHEMA_VERSION } from '@trellis/contracts';
 import { REASON_CLASSES, messageRetries, messagesConsumed, messagesDeadLettered, type ReasonClass } from '@trellis/observability/metrics';
-import { MessageBusError, errorMessage } from './bus-errors';
-import type { ConsumeOptions, HandlerOutcome, IncomingMessage, MessageHandler, OutgoingMessage, RpcRequestOptions } from './bus.port';
+import { DeadLetterDrainError, MessageBusError, RpcTimeoutError, errorMessage } from './bus-errors';
+import type { ConsumeOptions, DeadLetterSink, HandlerOutcome, IncomingMessage, MessageHandler, OutgoingMessage, RpcRequestOptions } from './bus.port';
 
 export const JSON_CONTENT_TYPE = 'application/json';
 
@@ -133,6 +133,28 @@ export function deadLetterOrigin(
         : 'unknown (no dead-letter reason header)',
     originalQueue: typeof original === 'string' ? original : typeof brokerQueue === 'string' ? brokerQueue : fallbackQueue,
   };
+}
+
+/**
+ * One dead letter of a drain, as both buses hand it to the sink: with the queue it came from and
+ * why. A sink that throws ends the drain: the message goes back (`giveBack`) and the error says how
+ * many were drained before it.
+ */
+export async function offerDeadLetter(
+  sink: DeadLetterSink,
+  deadLetterQueue: string,
+  fallbackQueue: string,
+  message: IncomingMessage,
+  drained: number,
+  giveBack: () => void,
+): Promise<void | 'keep'> {
+  const origin = deadLetterOrigin(message.headers, fallbackQueue);
+  try {
+    return await sink({ queue: deadLetterQueue, originalQueue: origin.originalQueue, reason: origin.reason, message });
+  } catch (error) {
+    giveBack();
+    throw new DeadLetterDrainError(deadLetterQueue, drained, error);
+  }
 }
 
 /**
@@ -288,4 +310,35 @@ export async function answerDelivery(
   }
   countSettlement(message.queue, settlement);
   return settlement;
+}
+
+/** An RPC request waiting for its reply. */
+export interface PendingReply {
+  resolve(reply: unknown): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The waiting side of an RPC request, as both buses keep it: settled once, by the reply, by a
+ * failure or by RpcTimeoutError after `timeoutMs`; settling it stops the timer and `forget`s it
+ * (takes it out of the bus's table of pending requests).
+ */
+export function awaitReply(
+  options: Pick<RpcRequestOptions, 'pattern' | 'timeoutMs'>,
+  forget: () => void,
+  resolve: (reply: unknown) => void,
+  reject: (error: Error) => void,
+): PendingReply {
+  const timer = setTimeout(() => {
+    forget();
+    reject(new RpcTimeoutError(options.pattern, options.timeoutMs));
+  }, options.timeoutMs);
+  const finish = () => {
+    clearTimeout(timer);
+    forget();
+  };
+  return {
+    resolve: (reply) => (finish(), resolve(reply)),
+    reject: (error) => (finish(), reject(error)),
+  };
 }
