@@ -146,22 +146,10 @@ export interface SimServerGroup {
   userId: string;
 }
 
-export interface CreateServerInput {
-  name: string;
-  projectId: string;
-  userId: string;
-  flavor: FlavorRecord;
-  imageRef: string;
-  metadata: Record<string, string>;
-  keyName: string | null;
-  userData: string | null;
-  description: string | null;
-  tags: string[];
-  zone: string | null;
-  forcedHost: string | null;
-  forcedNode: string | null;
-  requestedHost: string | null;
-  requestedNode: string | null;
+/** A create request: the server's fields as the caller gave them, where to place it, and its group. */
+export interface CreateServerInput
+  extends Pick<SimServer, 'name' | 'projectId' | 'userId' | 'flavor' | 'imageRef' | 'metadata' | 'keyName' | 'userData' | 'description' | 'tags'>,
+    PlacementRequest {
   group: SimServerGroup | null;
 }
 
