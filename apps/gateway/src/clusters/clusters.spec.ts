@@ -35,6 +35,34 @@ describe('profiles, clusters and scaling (issue 2)', () => {
     await h.db.dataSource.getRepository(ActionEntity).update({ id: actionId }, { status });
   }
 
+  /** a scale-out scaling policy with a 300 s cooldown, bound to the cluster and last used at `lastOp` */
+  async function bindScaleOutPolicy(clusterId: string, lastOp: Date): Promise<string> {
+    const policyId = randomUUID();
+    await h.db.dataSource.getRepository(PolicyEntity).save({
+      id: policyId,
+      name: 'sp',
+      type: 'senlin.policy.scaling-1.0',
+      spec: { type: 'senlin.policy.scaling', version: '1.0', properties: { event: 'CLUSTER_SCALE_OUT', adjustment: { cooldown: 300 } } },
+      data: {},
+      project: PROJECT_A,
+      user: 'alice-id',
+      domain: null,
+      created_at: new Date(),
+      updated_at: null,
+    });
+    await h.db.dataSource.getRepository(ClusterPolicyEntity).insert({
+      id: randomUUID(),
+      cluster_id: clusterId,
+      policy_id: policyId,
+      enabled: true,
+      priority: 100,
+      data: {},
+      last_op: lastOp,
+      attached_at: new Date(),
+    });
+    return policyId;
+  }
+
   describe('POST /v1/profiles', () => {
     it('creates an os.nova.server-1.0 profile from a numeric version', async () => {
       const res = await alice().post('/v1/profiles', { profile: { name: 'web', spec: NOVA_PROFILE_SPEC, metadata: { a: 'b' } } });
@@ -330,29 +358,7 @@ describe('profiles, clusters and scaling (issue 2)', () => {
     it('refuses a scale-out while a scaling policy is in cooldown (409 ActionCooldown)', async () => {
       const { cluster: c, actionId } = await cluster();
       await finish(actionId);
-      const policyId = randomUUID();
-      await h.db.dataSource.getRepository(PolicyEntity).save({
-        id: policyId,
-        name: 'sp',
-        type: 'senlin.policy.scaling-1.0',
-        spec: { type: 'senlin.policy.scaling', version: '1.0', properties: { event: 'CLUSTER_SCALE_OUT', adjustment: { cooldown: 300 } } },
-        data: {},
-        project: PROJECT_A,
-        user: 'alice-id',
-        domain: null,
-        created_at: new Date(),
-        updated_at: null,
-      });
-      await h.db.dataSource.getRepository(ClusterPolicyEntity).insert({
-        id: randomUUID(),
-        cluster_id: c.id,
-        policy_id: policyId,
-        enabled: true,
-        priority: 100,
-        data: {},
-        last_op: new Date(),
-        attached_at: new Date(),
-      });
+      const policyId = await bindScaleOutPolicy(c.id, new Date());
       const res = await alice().post(`/v1/clusters/${c.id}/actions`, { scale_out: {} });
       expect(res.status).toBe(409);
       expect(res.body.error.type).toBe('ActionCooldown');
@@ -366,29 +372,7 @@ describe('profiles, clusters and scaling (issue 2)', () => {
     it('accepts a scale-out once the scaling policy cooldown has passed', async () => {
       const { cluster: c, actionId } = await cluster();
       await finish(actionId);
-      const policyId = randomUUID();
-      await h.db.dataSource.getRepository(PolicyEntity).save({
-        id: policyId,
-        name: 'sp',
-        type: 'senlin.policy.scaling-1.0',
-        spec: { type: 'senlin.policy.scaling', version: '1.0', properties: { event: 'CLUSTER_SCALE_OUT', adjustment: { cooldown: 300 } } },
-        data: {},
-        project: PROJECT_A,
-        user: 'alice-id',
-        domain: null,
-        created_at: new Date(),
-        updated_at: null,
-      });
-      await h.db.dataSource.getRepository(ClusterPolicyEntity).insert({
-        id: randomUUID(),
-        cluster_id: c.id,
-        policy_id: policyId,
-        enabled: true,
-        priority: 100,
-        data: {},
-        last_op: new Date(Date.now() - 301_000),
-        attached_at: new Date(),
-      });
+      await bindScaleOutPolicy(c.id, new Date(Date.now() - 301_000));
       const res = await alice().post(`/v1/clusters/${c.id}/actions`, { scale_out: {} });
       expect(res.status).toBe(202);
     });
