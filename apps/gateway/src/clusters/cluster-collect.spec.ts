@@ -1,6 +1,5 @@
 import { ActionEntity, NodeEntity } from '@trellis/persistence';
-import { randomUUID } from 'node:crypto';
-import { NOVA_PROFILE_SPEC, PROJECT_A, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, nodeRow, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 import { parseAttributePath } from './attribute-path';
 
 describe('GET /v1/clusters/{id}/attrs/{path} (test_cluster_collect.py) and GET /v1/build-info', () => {
@@ -21,13 +20,9 @@ describe('GET /v1/clusters/{id}/attrs/{path} (test_cluster_collect.py) and GET /
       ['N03', null, 'CREATING', {}],
     ];
     for (const [i, [name, physicalId, status, data]] of rows.entries()) {
-      const id = randomUUID();
-      nodes[name] = id;
-      await h.db.dataSource.getRepository(NodeEntity).save({
-        id, name, cluster_id: clusterId, profile_id: p.body.profile.id, project: PROJECT_A, user: 'alice-id', domain: null,
-        physical_id: physicalId, index: i + 1, role: null, status, status_reason: '', data, metadata: { k: name }, tainted: false,
-        init_at: new Date(), created_at: new Date(), updated_at: null, action_id: null, lease_owner: null, lease_expires_at: null, build_deadline: null,
-      });
+      const node = nodeRow({ name, cluster_id: clusterId, profile_id: p.body.profile.id, physical_id: physicalId, index: i + 1, status, data, metadata: { k: name } });
+      nodes[name] = node.id;
+      await h.db.dataSource.getRepository(NodeEntity).save(node);
     }
   });
   afterAll(() => h?.close());

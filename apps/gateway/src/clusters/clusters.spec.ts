@@ -1,7 +1,7 @@
 import { ActionEntity, ClusterPolicyEntity, EventEntity, NodeEntity, OutboxEntity, PolicyEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
 import { sortKeys } from '../core/sorted-json';
-import { NOVA_PROFILE_SPEC, PROJECT_A, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, PROJECT_A, nodeRow, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 
 const actionIdOf = (location: string) => location.split('/actions/')[1];
 
@@ -463,30 +463,14 @@ describe('profiles, clusters and scaling (issue 2)', () => {
 
     it('lists nodes by cluster and refuses an unknown cluster', async () => {
       const { cluster: c } = await cluster();
-      const node = {
-        id: randomUUID(),
+      const node = nodeRow({
         name: 'node-1',
         cluster_id: c.id,
         profile_id: c.profile_id as string,
-        project: PROJECT_A,
-        user: 'alice-id',
-        domain: null,
         physical_id: 'server-1',
-        index: 1,
-        role: null,
-        status: 'ACTIVE',
         status_reason: 'Creation succeeded',
         data: { placement: { zone: 'az1' } },
-        metadata: {},
-        tainted: false,
-        init_at: new Date(),
-        created_at: new Date(),
-        updated_at: null,
-        action_id: null,
-        lease_owner: null,
-        lease_expires_at: null,
-        build_deadline: null,
-      };
+      });
       await h.db.dataSource.getRepository(NodeEntity).save(node);
       const listed = await alice().get(`/v1/nodes?cluster_id=${c.name}`);
       expect(listed.status).toBe(200);

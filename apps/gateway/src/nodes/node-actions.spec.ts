@@ -1,6 +1,6 @@
 import { ActionEntity, NodeEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
-import { NOVA_PROFILE_SPEC, PROJECT_A, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, nodeRow, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 
 describe('node actions, node operations, profile-type operations, complete_lifecycle', () => {
   let h: GatewayHarness;
@@ -14,14 +14,9 @@ describe('node actions, node operations, profile-type operations, complete_lifec
 
   async function node(): Promise<string> {
     const p = (await alice().post('/v1/profiles', { profile: { name: `p-${randomUUID().slice(0, 6)}`, spec: NOVA_PROFILE_SPEC } })).body.profile;
-    const id = randomUUID();
-    await h.db.dataSource.getRepository(NodeEntity).save({
-      id, name: `n-${id.slice(0, 6)}`, cluster_id: null, profile_id: p.id, project: PROJECT_A, user: 'alice-id', domain: null,
-      physical_id: randomUUID(), index: -1, role: null, status: 'ACTIVE', status_reason: 'Creation succeeded', data: {}, metadata: {},
-      tainted: false, init_at: new Date(), created_at: new Date(), updated_at: new Date(), action_id: null, lease_owner: null,
-      lease_expires_at: null, build_deadline: null,
-    });
-    return id;
+    const node = nodeRow({ profile_id: p.id, physical_id: randomUUID(), index: -1, status_reason: 'Creation succeeded', updated_at: new Date() });
+    await h.db.dataSource.getRepository(NodeEntity).save(node);
+    return node.id;
   }
 
   it('POST /v1/nodes/{id}/actions: check and recover become READY actions with Senlin\'s inputs', async () => {

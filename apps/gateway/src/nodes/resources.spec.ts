@@ -1,6 +1,6 @@
 import { ActionEntity, NodeEntity, OutboxEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
-import { NOVA_PROFILE_SPEC, PROJECT_A, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, nodeRow, startGatewayHarness, TOKENS, type GatewayHarness } from '../testing/gateway-harness';
 
 describe('profiles, clusters and nodes: the rest of issue 3', () => {
   let h: GatewayHarness;
@@ -26,32 +26,9 @@ describe('profiles, clusters and nodes: the rest of issue 3', () => {
   }
 
   async function activeNode(clusterId: string | null, profileId: string) {
-    const id = randomUUID();
-    await h.db.dataSource.getRepository(NodeEntity).save({
-      id,
-      name: `n-${id.slice(0, 6)}`,
-      cluster_id: clusterId,
-      profile_id: profileId,
-      project: PROJECT_A,
-      user: 'alice-id',
-      domain: null,
-      physical_id: null,
-      index: 1,
-      role: null,
-      status: 'ACTIVE',
-      status_reason: '',
-      data: {},
-      metadata: {},
-      tainted: false,
-      init_at: new Date(),
-      created_at: new Date(),
-      updated_at: null,
-      action_id: null,
-      lease_owner: null,
-      lease_expires_at: null,
-      build_deadline: null,
-    });
-    return id;
+    const node = nodeRow({ cluster_id: clusterId, profile_id: profileId });
+    await h.db.dataSource.getRepository(NodeEntity).save(node);
+    return node.id;
   }
 
   it('updates, validates and deletes profiles; lists profile types by microversion', async () => {

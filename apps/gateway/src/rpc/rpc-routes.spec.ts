@@ -6,7 +6,7 @@ import { openTestDatabase } from '@trellis/testing/database';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { RunningGateway } from '../bootstrap';
-import { NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, nodeRow, startGatewayWithFakes } from '../testing/gateway-harness';
 import { authenticatedRoutes } from '../testing/routes';
 import { CLUSTER_ACTION_KEYS, NODE_ACTION_KEYS, rpcRoutes, type RpcTargets } from './rpc-routes';
 
@@ -73,14 +73,9 @@ describe('cluster repair, findings, node actions and node operations over RPC', 
   }
 
   async function activeNode(): Promise<string> {
-    const id = randomUUID();
-    await db.dataSource.getRepository(NodeEntity).save({
-      id, name: `n-${id.slice(0, 6)}`, cluster_id: null, profile_id: await profile(), project: PROJECT_A, user: 'alice-id', domain: null,
-      physical_id: randomUUID(), index: -1, role: null, status: 'ACTIVE', status_reason: 'Creation succeeded', data: {}, metadata: {},
-      tainted: false, init_at: new Date(), created_at: new Date(), updated_at: new Date(), action_id: null, lease_owner: null,
-      lease_expires_at: null, build_deadline: null,
-    });
-    return id;
+    const node = nodeRow({ profile_id: await profile(), physical_id: randomUUID(), index: -1, status_reason: 'Creation succeeded', updated_at: new Date() });
+    await db.dataSource.getRepository(NodeEntity).save(node);
+    return node.id;
   }
 
   it('cluster.repair starts CLUSTER_REPAIR (202 + action id + Location); a second is refused as REST refuses it', async () => {

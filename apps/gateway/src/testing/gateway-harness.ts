@@ -10,9 +10,10 @@ import type { PasswordSignIn, TokenValidator, TrustIssuer } from '@trellis/ident
 import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
-import type { Database } from '@trellis/persistence';
+import type { Database, NodeEntity } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
 import request from 'supertest';
+import { randomUUID } from 'node:crypto';
 import { startGateway, type RunningGateway } from '../bootstrap';
 
 /**
@@ -272,3 +273,36 @@ export const NOVA_PROFILE_SPEC = {
   version: 1.0,
   properties: { flavor: 'm1.small', image: 'cirros', networks: [{ network: 'private' }], metadata: { role: 'web' } },
 };
+
+/**
+ * A node row as the gateway stores one: alice's in PROJECT_A, ACTIVE, in no cluster, without a
+ * server and held by no action, but for what `over` says. For specs that put nodes in the
+ * database by hand (the engine and the worker are not there to make them).
+ */
+export function nodeRow(over: Partial<NodeEntity> & Pick<NodeEntity, 'profile_id'>): NodeEntity {
+  const id = over.id ?? randomUUID();
+  return {
+    id,
+    name: `n-${id.slice(0, 6)}`,
+    cluster_id: null,
+    project: PROJECT_A,
+    user: 'alice-id',
+    domain: null,
+    physical_id: null,
+    index: 1,
+    role: null,
+    status: 'ACTIVE',
+    status_reason: '',
+    data: {},
+    metadata: {},
+    tainted: false,
+    init_at: new Date(),
+    created_at: new Date(),
+    updated_at: null,
+    action_id: null,
+    lease_owner: null,
+    lease_expires_at: null,
+    build_deadline: null,
+    ...over,
+  };
+}
