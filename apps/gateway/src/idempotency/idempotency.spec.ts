@@ -1,38 +1,17 @@
-import { silentLogger } from '@trellis/common';
 import { Exchanges, RoutingKeys, Queues } from '@trellis/contracts';
-import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
-import { ActionEntity, IdempotencyKeyEntity, NodeEntity, OutboxEntity, type Database } from '@trellis/persistence';
-import { openTestDatabase } from '@trellis/testing/database';
+import { ActionEntity, IdempotencyKeyEntity, NodeEntity, OutboxEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { RunningGateway } from '../bootstrap';
 import { RpcServer } from '../rpc/rpc-server';
-import { NOVA_PROFILE_SPEC, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, TOKENS, gatewayOnBus, type RpcReply } from '../testing/gateway-harness';
 import { IdempotentWrites } from './idempotent-writes';
-
-type Reply = { status: number; body?: any; action_id?: string; error?: { code: number; message: string; type: string }; headers: Record<string, string> };
 
 /**
  * A write whose answer was lost is retried: with the same Idempotency-Key (REST) or message id
  * (RPC) the retry gets the first answer and no second action is stored.
  */
 describe('idempotent writes', () => {
-  let db: Database;
-  let bus: InMemoryMessageBus;
-  let gateway: RunningGateway;
-
-  beforeAll(async () => {
-    db = await openTestDatabase();
-    bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
-    await bus.start();
-    gateway = await startGatewayWithFakes(db.dataSource, bus);
-  });
-
-  afterAll(async () => {
-    await gateway?.close();
-    await bus?.close();
-    await db?.close();
-  });
+  const { t } = gatewayOnBus();
 
   const as = (token: string, key?: string) => {
     const prepare = (t: request.Test) => {
@@ -40,14 +19,14 @@ describe('idempotent writes', () => {
       return key === undefined ? t : t.set('Idempotency-Key', key);
     };
     return {
-      post: (path: string, body: object) => prepare(request(gateway.url).post(path)).send(body),
-      delete: (path: string) => prepare(request(gateway.url).delete(path)),
+      post: (path: string, body: object) => prepare(request(t.gateway.url).post(path)).send(body),
+      delete: (path: string) => prepare(request(t.gateway.url).delete(path)),
     };
   };
-  const actions = (where: { target: string; action: string }) => db.dataSource.getRepository(ActionEntity).countBy(where);
+  const actions = (where: { target: string; action: string }) => t.db.dataSource.getRepository(ActionEntity).countBy(where);
   const announcements = async (actionId: string) =>
-    (await db.dataSource.getRepository(OutboxEntity).findBy({ type: 'action.requested' })).filter((o) => o.payload.action_id === actionId).length;
-  const finish = (id: string) => db.dataSource.getRepository(ActionEntity).update({ id }, { status: 'SUCCEEDED' });
+    (await t.db.dataSource.getRepository(OutboxEntity).findBy({ type: 'action.requested' })).filter((o) => o.payload.action_id === actionId).length;
+  const finish = (id: string) => t.db.dataSource.getRepository(ActionEntity).update({ id }, { status: 'SUCCEEDED' });
 
   async function profile(token: string = TOKENS.alice): Promise<string> {
     const created = await as(token).post('/v1/profiles', { profile: { name: `p-${randomUUID().slice(0, 6)}`, spec: NOVA_PROFILE_SPEC } });
@@ -85,7 +64,7 @@ describe('idempotent writes', () => {
       expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
       expect(new Set(answers.map((a) => a.headers.location)).size).toBe(1);
       expect(answers[1].body).toEqual(answers[0].body);
-      expect(await db.dataSource.getRepository(NodeEntity).countBy({ name: body.node.name })).toBe(1);
+      expect(await t.db.dataSource.getRepository(NodeEntity).countBy({ name: body.node.name })).toBe(1);
     });
 
     it("answers a retried delete with Senlin's 202 and null body, with one delete action", async () => {
@@ -139,14 +118,14 @@ describe('idempotent writes', () => {
       const key = randomUUID();
       const first = await as(TOKENS.alice, key).post(`/v1/clusters/${clusterId}/actions`, { check: {} });
       await finish(first.body.action);
-      const keys = db.dataSource.getRepository(IdempotencyKeyEntity);
+      const keys = t.db.dataSource.getRepository(IdempotencyKeyEntity);
       expect(await keys.findOneByOrFail({ key })).toMatchObject({ action_id: first.body.action, response: { status: 202 } });
       await keys.update({ key }, { expires_at: new Date(Date.now() - 1000) });
       const later = await as(TOKENS.alice, key).post(`/v1/clusters/${clusterId}/actions`, { check: {} });
       expect(later.status).toBe(202);
       expect(later.body.action).not.toBe(first.body.action);
       await keys.update({ key }, { expires_at: new Date(Date.now() - 1000) });
-      expect(await gateway.app.get(IdempotentWrites).prune()).toBeGreaterThanOrEqual(1);
+      expect(await t.gateway.app.get(IdempotentWrites).prune()).toBeGreaterThanOrEqual(1);
       expect(await keys.countBy({ key })).toBe(0);
     });
 
@@ -173,11 +152,11 @@ describe('idempotent writes', () => {
 
     it('answers a redelivered request with the first reply and starts nothing new', async () => {
       const clusterId = await activeCluster();
-      const rpc = gateway.app.get(RpcServer);
+      const rpc = t.gateway.app.get(RpcServer);
       const id = randomUUID();
       const request = { params: { cluster_id: clusterId }, body: { count: 1 } };
-      const first = (await rpc.handle(message('cluster.scale_out', request, id))) as unknown as Reply;
-      const redelivered = (await rpc.handle(message('cluster.scale_out', request, id, true))) as unknown as Reply;
+      const first = (await rpc.handle(message('cluster.scale_out', request, id))) as unknown as RpcReply;
+      const redelivered = (await rpc.handle(message('cluster.scale_out', request, id, true))) as unknown as RpcReply;
       expect(first).toMatchObject({ status: 202, action_id: expect.any(String) });
       expect([redelivered.status, redelivered.body, redelivered.action_id, redelivered.headers.location]).toEqual([
         202, first.body, first.action_id, first.headers.location,
@@ -191,15 +170,15 @@ describe('idempotent writes', () => {
       const profileId = await profile();
       const messageId = randomUUID();
       const send = (name: string) =>
-        bus.request(
+        t.bus.request(
           { token: TOKENS.alice, microversion: '1.14', body: { node: { name, profile_id: profileId } } },
           { exchange: Exchanges.rpc, routingKey: RoutingKeys.rpcRequest, pattern: 'node.create', timeoutMs: 20_000, messageId },
-        ) as Promise<Reply>;
+        ) as Promise<RpcReply>;
       const first = await send('rpc-once');
       const again = await send('rpc-once');
       expect(first.status).toBe(202);
       expect([again.status, again.action_id, again.body]).toEqual([202, first.action_id, first.body]);
-      expect(await db.dataSource.getRepository(NodeEntity).countBy({ name: 'rpc-once' })).toBe(1);
+      expect(await t.db.dataSource.getRepository(NodeEntity).countBy({ name: 'rpc-once' })).toBe(1);
       const other = await send('rpc-other');
       expect([other.status, other.error?.type]).toEqual([422, 'IdempotencyKeyMismatch']);
     });

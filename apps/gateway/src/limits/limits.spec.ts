@@ -1,49 +1,18 @@
-import { silentLogger } from '@trellis/common';
-import { Exchanges, RoutingKeys } from '@trellis/contracts';
-import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
-import { ActionEntity, NodeEntity, TrustEntity, type Database } from '@trellis/persistence';
-import { openTestDatabase } from '@trellis/testing/database';
+import { ActionEntity, NodeEntity, TrustEntity } from '@trellis/persistence';
 import request from 'supertest';
-import type { RunningGateway } from '../bootstrap';
-import { NOVA_PROFILE_SPEC, PROJECT_A, PROJECT_B, RecordingTrustIssuer, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
-
-type Reply = { status: number; body?: any; error?: { code: number; message: string; type: string }; headers: Record<string, string> };
-
-/** The gateway (REST and RPC) on its own database and bus, with the limits of `env`. Nothing runs the actions: they stay READY. */
-function gatewayWith(env: Record<string, string>) {
-  const t = { trusts: new RecordingTrustIssuer() } as { db: Database; bus: InMemoryMessageBus; gateway: RunningGateway; trusts: RecordingTrustIssuer };
-  beforeAll(async () => {
-    t.db = await openTestDatabase();
-    t.bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
-    await t.bus.start();
-    t.gateway = await startGatewayWithFakes(t.db.dataSource, t.bus, { env, trusts: t.trusts });
-  });
-  afterAll(async () => {
-    await t.gateway?.close();
-    await t.bus?.close();
-    await t.db?.close();
-  });
-  const rest = (token: string) => ({
-    get: (path: string) => request(t.gateway.url).get(path).set('X-Auth-Token', token).set('OpenStack-API-Version', 'clustering 1.14'),
-    post: (path: string, body: object) =>
-      request(t.gateway.url).post(path).set('X-Auth-Token', token).set('OpenStack-API-Version', 'clustering 1.14').send(body),
-  });
-  const rpc = async (token: string, pattern: string, body?: unknown): Promise<Reply> =>
-    (await t.bus.request(
-      { token, microversion: '1.14', body },
-      { exchange: Exchanges.rpc, routingKey: RoutingKeys.rpcRequest, pattern, timeoutMs: 20_000 },
-    )) as Reply;
-  return { t, rest, rpc };
-}
+import { NOVA_PROFILE_SPEC, PROJECT_A, PROJECT_B, TOKENS, gatewayOnBus } from '../testing/gateway-harness';
 
 const node = (name: string, profile: string) => ({ node: { name, profile_id: profile } });
 
 describe('limits on unfinished actions', () => {
-  const { t, rest, rpc } = gatewayWith({
-    TRELLIS_MAX_ACTIONS_PER_PROJECT: '2',
-    TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT: '3',
-    TRELLIS_MAX_ACTIONS: '4',
-    TRELLIS_REQUESTS_PER_SECOND: '0',
+  // nothing runs the actions: they stay READY
+  const { t, rest, rpc } = gatewayOnBus({
+    env: {
+      TRELLIS_MAX_ACTIONS_PER_PROJECT: '2',
+      TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT: '3',
+      TRELLIS_MAX_ACTIONS: '4',
+      TRELLIS_REQUESTS_PER_SECOND: '0',
+    },
   });
   const actions = () => t.db.dataSource.getRepository(ActionEntity).find();
   let profileA: string;
@@ -84,9 +53,9 @@ describe('limits on unfinished actions', () => {
 
   it("gives RPC requests (services, alarms) the project's larger RPC/webhook limit, counting every unfinished action; retry-after in the reply headers", async () => {
     // REST is full at 2; the same project's RPC request still gets its third place
-    const accepted = await rpc(TOKENS.alice, 'node.create', node('r1', profileA));
+    const accepted = await rpc(TOKENS.alice, 'node.create', undefined, node('r1', profileA));
     expect(accepted.status).toBe(202);
-    const reply = await rpc(TOKENS.alice, 'node.create', node('r2', profileA));
+    const reply = await rpc(TOKENS.alice, 'node.create', undefined, node('r2', profileA));
     expect(reply).toMatchObject({ status: 429, error: { code: 429, type: 'ActionLimitExceeded' }, headers: { 'retry-after': '5' } });
     expect(reply.error!.message).toBe(`Project ${PROJECT_A} has 3 unfinished actions, the most it may have at once; try again when one has finished.`);
     expect(await actions()).toHaveLength(3);
@@ -100,7 +69,7 @@ describe('limits on unfinished actions', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.error.message).toBe('Trellis has 4 unfinished actions, the most it runs at once; try again later.');
     // RPC and webhooks meet the same overall limit
-    expect(await rpc(TOKENS.bob, 'node.create', node('b3', profileB))).toMatchObject({ status: 429, error: { type: 'ActionLimitExceeded' } });
+    expect(await rpc(TOKENS.bob, 'node.create', undefined, node('b3', profileB))).toMatchObject({ status: 429, error: { type: 'ActionLimitExceeded' } });
     expect(await t.db.dataSource.getRepository(NodeEntity).countBy({ project: PROJECT_B })).toBe(1);
 
     const [first] = (await actions()).filter((a) => a.project === PROJECT_A);
@@ -116,11 +85,13 @@ describe('limits on unfinished actions', () => {
 
 describe('the request rate of a project and of a webhook', () => {
   // one request every 1000 s after a burst of 4 (RPC: 3): no refill happens while the test runs
-  const { t, rest, rpc } = gatewayWith({
-    TRELLIS_REQUESTS_PER_SECOND: '0.001',
-    TRELLIS_REQUEST_BURST: '4',
-    TRELLIS_RPC_REQUESTS_PER_SECOND: '0.001',
-    TRELLIS_RPC_REQUEST_BURST: '3',
+  const { t, rest, rpc } = gatewayOnBus({
+    env: {
+      TRELLIS_REQUESTS_PER_SECOND: '0.001',
+      TRELLIS_REQUEST_BURST: '4',
+      TRELLIS_RPC_REQUESTS_PER_SECOND: '0.001',
+      TRELLIS_RPC_REQUEST_BURST: '3',
+    },
   });
 
   it("answers 429 with Retry-After once the project's burst is used, over REST and RPC each with its own bucket; other projects go on", async () => {

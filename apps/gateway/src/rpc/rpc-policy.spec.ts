@@ -1,15 +1,8 @@
-import { silentLogger } from '@trellis/common';
-import { Exchanges, RoutingKeys } from '@trellis/contracts';
-import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
-import { ActionEntity, CloudFactEntity, ClusterPolicyEntity, DecisionEntity, EventEntity, type Database } from '@trellis/persistence';
-import { openTestDatabase } from '@trellis/testing/database';
+import { ActionEntity, CloudFactEntity, ClusterPolicyEntity, DecisionEntity, EventEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { RunningGateway } from '../bootstrap';
-import { ADMIN_PROJECT, NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
+import { ADMIN_PROJECT, NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, gatewayOnBus } from '../testing/gateway-harness';
 import { rpcRoutes, type RpcTargets } from './rpc-routes';
-
-type Reply = { status: number; body?: any; action_id?: string; error?: { code: number; message: string; type: string } };
 
 const REFUSED = { code: 403, message: 'You are not authorized to complete this operation.', type: 'Forbidden' };
 const PATTERNS = [...rpcRoutes({} as RpcTargets)];
@@ -19,24 +12,14 @@ const WRITES = PATTERNS.filter(([, r]) => !r.rest.startsWith('GET '));
 
 /** The RPC dispatcher checks the same rules as REST, with the same refusal. */
 describe('policy rules over RPC', () => {
-  let db: Database;
-  let bus: InMemoryMessageBus;
-  let gateway: RunningGateway;
+  const { t, rpc: call } = gatewayOnBus({
+    env: { TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT },
+    seed: (db) => t.db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', data: { items: ['az1'] }, fetched_at: new Date() }),
+  });
   const ids: Record<string, string> = {};
   let readyAction: string;
 
-  const call = async (token: string, pattern: string, params?: Record<string, unknown>, body?: unknown): Promise<Reply> =>
-    (await bus.request(
-      { token, microversion: '1.14', params, body },
-      { exchange: Exchanges.rpc, routingKey: RoutingKeys.rpcRequest, pattern, timeoutMs: 20_000 },
-    )) as Reply;
-
   beforeAll(async () => {
-    db = await openTestDatabase();
-    bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
-    await bus.start();
-    await db.dataSource.getRepository(CloudFactEntity).save({ kind: 'availability_zones', data: { items: ['az1'] }, fetched_at: new Date() });
-    gateway = await startGatewayWithFakes(db.dataSource, bus, { env: { TRELLIS_ADMIN_PROJECT: ADMIN_PROJECT } });
     const profile = await call(TOKENS.alice, 'profile.create', undefined, { profile: { name: 'p', spec: NOVA_PROFILE_SPEC } });
     const policy = await call(TOKENS.alice, 'policy.create', undefined, {
       policy: { name: 'z', spec: { type: 'senlin.policy.zone_placement', version: 1.0, properties: { zones: [{ name: 'az1' }] } } },
@@ -47,7 +30,7 @@ describe('policy rules over RPC', () => {
       receiver: { name: 'r', type: 'webhook', cluster_id: cluster.body.cluster.id, action: 'CLUSTER_SCALE_OUT' },
     });
     expect([profile.status, policy.status, cluster.status, node.status, receiver.status]).toEqual([201, 201, 202, 202, 201]);
-    await db.dataSource.getRepository(ActionEntity).update({ id: cluster.action_id! }, { status: 'SUCCEEDED' });
+    await t.db.dataSource.getRepository(ActionEntity).update({ id: cluster.action_id! }, { status: 'SUCCEEDED' });
     Object.assign(ids, {
       profile_id: profile.body.profile.id,
       policy_id: policy.body.policy.id,
@@ -58,7 +41,7 @@ describe('policy rules over RPC', () => {
       receiver_id: receiver.body.receiver.id,
     });
     readyAction = node.action_id!;
-    await db.dataSource.getRepository(ClusterPolicyEntity).insert({
+    await t.db.dataSource.getRepository(ClusterPolicyEntity).insert({
       id: randomUUID(),
       cluster_id: ids.cluster_id,
       policy_id: ids.policy_id,
@@ -68,7 +51,7 @@ describe('policy rules over RPC', () => {
       last_op: new Date(),
       attached_at: new Date(),
     });
-    await db.dataSource.getRepository(EventEntity).insert({
+    await t.db.dataSource.getRepository(EventEntity).insert({
       id: ids.event_id,
       timestamp: new Date(),
       oid: ids.cluster_id,
@@ -83,15 +66,9 @@ describe('policy rules over RPC', () => {
       status_reason: '',
       meta_data: {},
     });
-    await db.dataSource
+    await t.db.dataSource
       .getRepository(DecisionEntity)
       .insert({ action_id: ids.action_id, hook: 'pre_op', input: {}, output: {}, plan: {}, trace: [], created_at: new Date() });
-  });
-
-  afterAll(async () => {
-    await gateway?.close();
-    await bus?.close();
-    await db?.close();
   });
 
   const paramsOf = (pattern: string, path: readonly string[]) =>

@@ -1,16 +1,8 @@
-import { silentLogger } from '@trellis/common';
-import { Exchanges, RoutingKeys } from '@trellis/contracts';
-import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
-import { ActionEntity, ClusterFindingEntity, NodeEntity, type Database } from '@trellis/persistence';
-import { openTestDatabase } from '@trellis/testing/database';
+import { ActionEntity, ClusterFindingEntity, NodeEntity } from '@trellis/persistence';
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
-import type { RunningGateway } from '../bootstrap';
-import { NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, nodeRow, startGatewayWithFakes } from '../testing/gateway-harness';
+import { NOVA_PROFILE_SPEC, PROJECT_A, TOKENS, gatewayOnBus, nodeRow } from '../testing/gateway-harness';
 import { authenticatedRoutes } from '../testing/routes';
 import { CLUSTER_ACTION_KEYS, NODE_ACTION_KEYS, rpcRoutes, type RpcTargets } from './rpc-routes';
-
-type Reply = { status: number; body?: any; action_id?: string; error?: { code: number; message: string; type: string }; headers: Record<string, string> };
 
 /** `POST /v1/nodes/:node_id/ops` → `POST /v1/nodes/{node_id}/ops`, as RPC routes name their REST call. */
 const restLabel = (method: string, path: string) => `${method} ${path.replace(/:([a-z_]+)/g, '{$1}')}`;
@@ -29,35 +21,11 @@ describe('RPC has every REST operation', () => {
 
 /** The patterns for repair, findings, node actions and node operations answer what REST answers. */
 describe('cluster repair, findings, node actions and node operations over RPC', () => {
-  let db: Database;
-  let bus: InMemoryMessageBus;
-  let gateway: RunningGateway;
-
-  beforeAll(async () => {
-    db = await openTestDatabase();
-    bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
-    await bus.start();
-    gateway = await startGatewayWithFakes(db.dataSource, bus);
-  });
-
-  afterAll(async () => {
-    await gateway?.close();
-    await bus?.close();
-    await db?.close();
-  });
-
-  const call = async (pattern: string, params?: Record<string, unknown>, body?: unknown, microversion = '1.14'): Promise<Reply> =>
-    (await bus.request(
-      { token: TOKENS.alice, microversion, params, body },
-      { exchange: Exchanges.rpc, routingKey: RoutingKeys.rpcRequest, pattern, timeoutMs: 20_000 },
-    )) as Reply;
-  const rest = (version = '1.14') => ({
-    get: (path: string) => request(gateway.url).get(path).set('X-Auth-Token', TOKENS.alice).set('OpenStack-API-Version', `clustering ${version}`),
-    post: (path: string, body: object) =>
-      request(gateway.url).post(path).set('X-Auth-Token', TOKENS.alice).set('OpenStack-API-Version', `clustering ${version}`).send(body),
-  });
-  const actionRow = (id: string) => db.dataSource.getRepository(ActionEntity).findOneByOrFail({ id });
-  const finish = (id: string) => db.dataSource.getRepository(ActionEntity).update({ id }, { status: 'SUCCEEDED' });
+  const { t, rest: restAs, rpc } = gatewayOnBus();
+  const call = (pattern: string, params?: Record<string, unknown>, body?: unknown, microversion = '1.14') => rpc(TOKENS.alice, pattern, params, body, microversion);
+  const rest = (version = '1.14') => restAs(TOKENS.alice, version);
+  const actionRow = (id: string) => t.db.dataSource.getRepository(ActionEntity).findOneByOrFail({ id });
+  const finish = (id: string) => t.db.dataSource.getRepository(ActionEntity).update({ id }, { status: 'SUCCEEDED' });
 
   async function profile(): Promise<string> {
     const created = await call('profile.create', undefined, { profile: { name: `p-${randomUUID().slice(0, 6)}`, spec: NOVA_PROFILE_SPEC } });
@@ -74,7 +42,7 @@ describe('cluster repair, findings, node actions and node operations over RPC', 
 
   async function activeNode(): Promise<string> {
     const node = nodeRow({ profile_id: await profile(), physical_id: randomUUID(), index: -1, status_reason: 'Creation succeeded', updated_at: new Date() });
-    await db.dataSource.getRepository(NodeEntity).save(node);
+    await t.db.dataSource.getRepository(NodeEntity).save(node);
     return node.id;
   }
 
@@ -110,7 +78,7 @@ describe('cluster repair, findings, node actions and node operations over RPC', 
   it("cluster_finding.list answers REST's findings, with the same status filter and errors", async () => {
     const clusterId = await activeCluster();
     const now = new Date();
-    await db.dataSource.getRepository(ClusterFindingEntity).insert({
+    await t.db.dataSource.getRepository(ClusterFindingEntity).insert({
       id: randomUUID(), cluster_id: clusterId, project: PROJECT_A, kind: 'shared_host', fingerprint: 'f1', policy_id: null, group_id: 'g1',
       host: 'host-1', zone: 'az1', node_ids: [], message: 'two members share host-1', detail: {}, status: 'OPEN', found_by: null,
       resolved_by: null, found_at: now, last_seen_at: now, resolved_at: null,

@@ -1,12 +1,6 @@
-import { silentLogger } from '@trellis/common';
-import { Exchanges, RoutingKeys } from '@trellis/contracts';
-import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
-import type { Database } from '@trellis/persistence';
-import { openTestDatabase } from '@trellis/testing/database';
 import { createHash, randomUUID } from 'node:crypto';
-import request from 'supertest';
-import type { RunningGateway } from '../bootstrap';
-import { PROJECT_A, TOKENS, startGatewayWithFakes } from '../testing/gateway-harness';
+import type request from 'supertest';
+import { PROJECT_A, TOKENS, gatewayOnBus } from '../testing/gateway-harness';
 
 /**
  * Who sees hypervisor and host names (docs/SECURITY.md): a member of a project sees
@@ -14,9 +8,6 @@ import { PROJECT_A, TOKENS, startGatewayWithFakes } from '../testing/gateway-har
  * a cloud admin see the names. Over REST and over RPC, which call the same services.
  */
 describe('host visibility in the views', () => {
-  let db: Database;
-  let bus: InMemoryMessageBus;
-  let gateway: RunningGateway;
   /** Nova's nova.utils.generate_hostid, written out independently of the code under test */
   const hostId = (host: string) => createHash('sha224').update(PROJECT_A + host).digest('hex');
   const ids = {
@@ -28,92 +19,75 @@ describe('host visibility in the views', () => {
     event: randomUUID(),
   };
 
-  beforeAll(async () => {
-    db = await openTestDatabase();
-    bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
-    await bus.start();
-    const q = (sql: string, params: unknown[] = []) => db.dataSource.query(sql, params);
-    await q(
-      `INSERT INTO profiles (id, name, type, spec, project, "user", created_at)
-       VALUES ($1, 'vis', 'os.nova.server-1.0', $2, $3, 'alice-id', now())`,
-      [ids.profile, { type: 'os.nova.server', version: '1.0', properties: { flavor: 'm1.tiny', image: 'cirros' } }, PROJECT_A],
-    );
-    await q(
-      `INSERT INTO clusters (id, name, profile_id, project, "user", min_size, max_size, desired_capacity, timeout, status, next_index, created_at, init_at)
-       VALUES ($1, 'vis', $2, $3, 'alice-id', 0, -1, 2, 3600, 'ACTIVE', 3, now(), now())`,
-      [ids.cluster, ids.profile, PROJECT_A],
-    );
-    for (const [i, host] of [[0, 'host-1'], [1, 'host-10']] as const) {
+  const { rest, rpc: rpcAs } = gatewayOnBus({
+    seed: async (db) => {
+      const q = (sql: string, params: unknown[] = []) => db.dataSource.query(sql, params);
       await q(
-        `INSERT INTO nodes (id, name, cluster_id, profile_id, project, "user", physical_id, index, status, data, init_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, 'alice-id', $6, $7, 'ACTIVE', $8, now(), now())`,
-        [ids.nodes[i], `vis-${i + 1}`, ids.cluster, ids.profile, PROJECT_A, `srv-${i + 1}`, i + 1, { placement: { zone: 'az1', host } }],
+        `INSERT INTO profiles (id, name, type, spec, project, "user", created_at)
+         VALUES ($1, 'vis', 'os.nova.server-1.0', $2, $3, 'alice-id', now())`,
+        [ids.profile, { type: 'os.nova.server', version: '1.0', properties: { flavor: 'm1.tiny', image: 'cirros' } }, PROJECT_A],
       );
-    }
-    const hypervisors = ['host-1', 'host-10'].map((h, i) => ({ id: String(i + 1), hypervisor_hostname: h, service: { host: h }, state: 'up' }));
-    await q(
-      `INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES
-         ('availability_zones', '', $1, now()), ('hypervisors', '', $2, now()), ('host_zones', '', $3, now()),
-         ('server_groups', $4, $5, now()), ('server_groups', 'alt-demo-project', $6, now())`,
-      [
-        { items: [{ zoneName: 'az1', zoneState: { available: true } }] },
-        { items: hypervisors },
-        // host-99 is known from the host → zone map only
-        { items: [{ zoneName: 'az1', hosts: ['host-1', 'host-10', 'host-99'] }] },
-        PROJECT_A,
-        { items: [{ id: 'demo-group', name: 'demo', policy: 'anti-affinity', rules: {}, members: ['srv-1'] }] },
-        { items: [{ id: 'alt-secret-group', name: 'secret', policy: 'affinity', rules: {}, members: ['srv-alt'] }] },
-      ],
-    );
-    // a repair that replaced nodes, its decision, a drift finding and an event, all naming hosts
-    await q(
-      `INSERT INTO actions (id, name, cluster_id, target, action, cause, timeout, status, status_reason, outputs, project, "user", created_at)
-       VALUES ($1, 'repair', $2, $2, 'CLUSTER_REPAIR', 'RPC Request', 3600, 'SUCCEEDED', 'Replaced vis-1 on host host-10.', $3, $4, 'alice-id', now())`,
-      [ids.action, ids.cluster, { drift: { replaced: [{ node_id: ids.nodes[1], host: 'host-10', zone: 'az1' }] } }, PROJECT_A],
-    );
-    const input = {
-      hook: 'pre_op',
-      cluster: { id: ids.cluster, nodes: [{ id: ids.nodes[0], data: { placement: { host: 'host-1' } }, server: { host: 'host-1' } }] },
-      cloud: { availability_zones: ['az1'], hypervisors, server_groups: [] },
-    };
-    await q(`INSERT INTO decisions (action_id, hook, input, output, plan, trace, created_at) VALUES ($1, 'pre_op', $2, $3, $4, $5, now())`, [
-      ids.action,
-      input,
-      { status: 'OK', reason: 'host-10 is shared, host-1 is not' },
-      { action: 'CLUSTER_REPAIR', create: [] },
-      JSON.stringify([{ verdict: 'OK', reason: "Nodes share the host 'host-10'." }]),
-    ]);
-    await q(
-      `INSERT INTO cluster_findings (id, cluster_id, project, kind, fingerprint, host, node_ids, message, status, found_at, last_seen_at)
-       VALUES ($1, $2, $3, 'hosts_shared', 'f', 'host-1', $4, $5, 'OPEN', now(), now())`,
-      [ids.finding, ids.cluster, PROJECT_A, JSON.stringify(ids.nodes), "Nodes vis-1, vis-2 of the anti-affinity server group g share the host 'host-1'."],
-    );
-    await q(
-      `INSERT INTO events (id, timestamp, oid, oname, otype, cluster_id, level, "user", project, action, status, status_reason, meta_data)
-       VALUES ($1, now(), $2, 'vis-2', 'NODE', $3, 20, 'alice-id', $4, 'CLUSTER_REPAIR', 'REPLACED', $5, $6)`,
-      [ids.event, ids.nodes[1], ids.cluster, PROJECT_A, 'Node vis-0 replaced by vis-2 (hosts_shared) on host host-99 in zone az1.', { host: 'host-10' }],
-    );
-    gateway = await startGatewayWithFakes(db.dataSource, bus);
-  });
-
-  afterAll(async () => {
-    await gateway?.close();
-    await bus?.close();
-    await db?.close();
-  });
-
-  const rest = (token: string) => ({
-    get: (path: string) => request(gateway.url).get(path).set('X-Auth-Token', token).set('OpenStack-API-Version', 'clustering 1.14'),
-    post: (path: string, body: object) =>
-      request(gateway.url).post(path).set('X-Auth-Token', token).set('OpenStack-API-Version', 'clustering 1.14').send(body),
+      await q(
+        `INSERT INTO clusters (id, name, profile_id, project, "user", min_size, max_size, desired_capacity, timeout, status, next_index, created_at, init_at)
+         VALUES ($1, 'vis', $2, $3, 'alice-id', 0, -1, 2, 3600, 'ACTIVE', 3, now(), now())`,
+        [ids.cluster, ids.profile, PROJECT_A],
+      );
+      for (const [i, host] of [[0, 'host-1'], [1, 'host-10']] as const) {
+        await q(
+          `INSERT INTO nodes (id, name, cluster_id, profile_id, project, "user", physical_id, index, status, data, init_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, 'alice-id', $6, $7, 'ACTIVE', $8, now(), now())`,
+          [ids.nodes[i], `vis-${i + 1}`, ids.cluster, ids.profile, PROJECT_A, `srv-${i + 1}`, i + 1, { placement: { zone: 'az1', host } }],
+        );
+      }
+      const hypervisors = ['host-1', 'host-10'].map((h, i) => ({ id: String(i + 1), hypervisor_hostname: h, service: { host: h }, state: 'up' }));
+      await q(
+        `INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES
+           ('availability_zones', '', $1, now()), ('hypervisors', '', $2, now()), ('host_zones', '', $3, now()),
+           ('server_groups', $4, $5, now()), ('server_groups', 'alt-demo-project', $6, now())`,
+        [
+          { items: [{ zoneName: 'az1', zoneState: { available: true } }] },
+          { items: hypervisors },
+          // host-99 is known from the host → zone map only
+          { items: [{ zoneName: 'az1', hosts: ['host-1', 'host-10', 'host-99'] }] },
+          PROJECT_A,
+          { items: [{ id: 'demo-group', name: 'demo', policy: 'anti-affinity', rules: {}, members: ['srv-1'] }] },
+          { items: [{ id: 'alt-secret-group', name: 'secret', policy: 'affinity', rules: {}, members: ['srv-alt'] }] },
+        ],
+      );
+      // a repair that replaced nodes, its decision, a drift finding and an event, all naming hosts
+      await q(
+        `INSERT INTO actions (id, name, cluster_id, target, action, cause, timeout, status, status_reason, outputs, project, "user", created_at)
+         VALUES ($1, 'repair', $2, $2, 'CLUSTER_REPAIR', 'RPC Request', 3600, 'SUCCEEDED', 'Replaced vis-1 on host host-10.', $3, $4, 'alice-id', now())`,
+        [ids.action, ids.cluster, { drift: { replaced: [{ node_id: ids.nodes[1], host: 'host-10', zone: 'az1' }] } }, PROJECT_A],
+      );
+      const input = {
+        hook: 'pre_op',
+        cluster: { id: ids.cluster, nodes: [{ id: ids.nodes[0], data: { placement: { host: 'host-1' } }, server: { host: 'host-1' } }] },
+        cloud: { availability_zones: ['az1'], hypervisors, server_groups: [] },
+      };
+      await q(`INSERT INTO decisions (action_id, hook, input, output, plan, trace, created_at) VALUES ($1, 'pre_op', $2, $3, $4, $5, now())`, [
+        ids.action,
+        input,
+        { status: 'OK', reason: 'host-10 is shared, host-1 is not' },
+        { action: 'CLUSTER_REPAIR', create: [] },
+        JSON.stringify([{ verdict: 'OK', reason: "Nodes share the host 'host-10'." }]),
+      ]);
+      await q(
+        `INSERT INTO cluster_findings (id, cluster_id, project, kind, fingerprint, host, node_ids, message, status, found_at, last_seen_at)
+         VALUES ($1, $2, $3, 'hosts_shared', 'f', 'host-1', $4, $5, 'OPEN', now(), now())`,
+        [ids.finding, ids.cluster, PROJECT_A, JSON.stringify(ids.nodes), "Nodes vis-1, vis-2 of the anti-affinity server group g share the host 'host-1'."],
+      );
+      await q(
+        `INSERT INTO events (id, timestamp, oid, oname, otype, cluster_id, level, "user", project, action, status, status_reason, meta_data)
+         VALUES ($1, now(), $2, 'vis-2', 'NODE', $3, 20, 'alice-id', $4, 'CLUSTER_REPAIR', 'REPLACED', $5, $6)`,
+        [ids.event, ids.nodes[1], ids.cluster, PROJECT_A, 'Node vis-0 replaced by vis-2 (hosts_shared) on host host-99 in zone az1.', { host: 'host-10' }],
+      );
+    },
   });
   const rpc = async (token: string, pattern: string, params?: Record<string, unknown>, body?: unknown) => {
-    const reply = (await bus.request(
-      { token, microversion: '1.14', params, body },
-      { exchange: Exchanges.rpc, routingKey: RoutingKeys.rpcRequest, pattern, timeoutMs: 20_000 },
-    )) as { status: number; body: unknown };
+    const reply = await rpcAs(token, pattern, params, body);
     expect(reply.status).toBe(200);
-    return reply.body;
+    return reply.body as unknown;
   };
 
   /** every view below, as one caller gets it over REST and over RPC */

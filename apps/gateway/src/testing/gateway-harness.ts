@@ -7,7 +7,9 @@ import {
   type Logger,
 } from '@trellis/common';
 import type { PasswordSignIn, TokenValidator, TrustIssuer } from '@trellis/identity';
+import { Exchanges, RoutingKeys } from '@trellis/contracts';
 import type { MessageBus, OutgoingMessage } from '@trellis/messaging/bus.port';
+import { InMemoryMessageBus } from '@trellis/messaging/in-memory-message-bus';
 import { PolicyRegistry } from '@trellis/policies';
 import { openTestDatabase } from '@trellis/testing/database';
 import type { Database, NodeEntity } from '@trellis/persistence';
@@ -209,6 +211,50 @@ export function startGatewayWithFakes(
     logger: silentLogger,
     ...(options.rpc === false ? { rpc: false as const } : {}),
   });
+}
+
+/** What the gateway's RPC server answers. */
+export interface RpcReply {
+  status: number;
+  /** whatever the REST call answers */
+  body?: any;
+  action_id?: string;
+  error?: { code: number; message: string; type: string };
+  headers: Record<string, string>;
+}
+
+/**
+ * For a describe block: the gateway (REST and RPC) on its own PGlite database and a started
+ * in-memory bus, with the fakes above; started before the block's tests (`seed` gets the database
+ * first) and closed after them. `t`'s fields are there once that beforeAll has run.
+ */
+export function gatewayOnBus(options: { env?: Record<string, string>; seed?: (db: Database) => Promise<unknown> } = {}) {
+  const t = { trusts: new RecordingTrustIssuer() } as { db: Database; bus: InMemoryMessageBus; gateway: RunningGateway; trusts: RecordingTrustIssuer };
+  beforeAll(async () => {
+    t.db = await openTestDatabase();
+    t.bus = new InMemoryMessageBus({ deliveryLimit: 3, logger: silentLogger });
+    await t.bus.start();
+    await options.seed?.(t.db);
+    t.gateway = await startGatewayWithFakes(t.db.dataSource, t.bus, { env: options.env, trusts: t.trusts });
+  });
+  afterAll(async () => {
+    await t.gateway?.close();
+    await t.bus?.close();
+    await t.db?.close();
+  });
+  /** supertest as `token` at a microversion (1.14 unless said) */
+  const rest = (token: string, version = '1.14') => ({
+    get: (path: string) => request(t.gateway.url).get(path).set('X-Auth-Token', token).set('OpenStack-API-Version', `clustering ${version}`),
+    post: (path: string, body: object) =>
+      request(t.gateway.url).post(path).set('X-Auth-Token', token).set('OpenStack-API-Version', `clustering ${version}`).send(body),
+  });
+  /** an RPC request on the bus as `token`, as another service sends one */
+  const rpc = async (token: string, pattern: string, params?: Record<string, unknown>, body?: unknown, microversion = '1.14'): Promise<RpcReply> =>
+    (await t.bus.request(
+      { token, microversion, params, body },
+      { exchange: Exchanges.rpc, routingKey: RoutingKeys.rpcRequest, pattern, timeoutMs: 20_000 },
+    )) as RpcReply;
+  return { t, rest, rpc };
 }
 
 /** The gateway on a fresh in-memory PGlite, an in-memory bus and the fake Keystone above. */
