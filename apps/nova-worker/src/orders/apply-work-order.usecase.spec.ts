@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActionEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FIXTURE_TRUST, FakeNova, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
 
 /** Nova places a server (gives it a host) when it is first looked at */
@@ -190,11 +190,7 @@ describe('ApplyWorkOrderUseCase', () => {
     const node = await insertNode(db, { action_id: actionId });
     const order = workOrder(actionId, { create_servers: [serverFor(node)] });
     // the previous worker made the server and died before recording it; its lease is still running
-    await db.dataSource.query(
-      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
-       VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now(), 'dead-worker', gen_random_uuid(), clock_timestamp() + interval '1 minute')`,
-      [actionId, JSON.stringify(order)],
-    );
+    await insertOrderLeftApplying(db, order);
     const { id: serverId } = await nova.createServer({
       name: node.name,
       imageRef: 'cirros',

@@ -5,7 +5,7 @@ import type { Database } from '@trellis/persistence';
 import { leaseTakeovers } from '@trellis/observability';
 import { metricValue } from '@trellis/observability/testing';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FakeNova, fakeAccess, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FakeNova, fakeAccess, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 import { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
 import { OrderHeartbeat, claimOrder, fencedUpdate } from './order-lease';
 import { OrderPoller } from './order-poller';
@@ -136,11 +136,7 @@ describe('work order leases: one worker applies an order at a time', () => {
     const actionId = randomUUID();
     const node = await insertNode(db, { action_id: actionId });
     const order = workOrder(actionId, { create_servers: [serverFor(node)] });
-    await db.dataSource.query(
-      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
-       VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now(), 'dead-worker', gen_random_uuid(), clock_timestamp() + interval '1 minute')`,
-      [actionId, JSON.stringify(order)],
-    );
+    await insertOrderLeftApplying(db, order);
     const poller = new OrderPoller(db.dataSource, worker('worker-b', 30), silentLogger, { intervalMs: 1_000, batchSize: 10 });
 
     expect(await poller.pollOnce()).toBe(0);

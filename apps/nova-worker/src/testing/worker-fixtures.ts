@@ -183,6 +183,18 @@ export function workOrder(actionId: string, over: Partial<WorkOrderMessage> = {}
   };
 }
 
+/**
+ * Stores `order` as a worker that died while applying it left it: APPLYING, held by 'dead-worker'
+ * whose lease runs for one more minute.
+ */
+export async function insertOrderLeftApplying(db: Database, order: WorkOrderMessage): Promise<void> {
+  await db.dataSource.query(
+    `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
+     VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now(), 'dead-worker', gen_random_uuid(), clock_timestamp() + interval '1 minute')`,
+    [order.action_id, JSON.stringify(order)],
+  );
+}
+
 export const serverFor = (node: NodeEntity, placement: ServerCreateDto['placement'] = { zone: 'az1' }): ServerCreateDto => ({
   node_id: node.id,
   name: node.name,
