@@ -1,6 +1,6 @@
 import { parseFaultSpec } from '../../apps/nova-simulator/src/faults';
-import { ApiClient, keystoneToken } from '../support/api-client';
-import { startTestTrellis, type TestTrellis } from '../support/trellis';
+import { ApiClient } from '../support/api-client';
+import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 /** PATCH /v1/actions/{id} (1.12): a RUNNING action ends CANCELLED and its cluster is released. */
 describe('action cancel (embedded default)', () => {
@@ -10,7 +10,7 @@ describe('action cancel (embedded default)', () => {
 
   beforeAll(async () => {
     t = await startTestTrellis({ env: { TRELLIS_RESUME_INTERVAL_SECONDS: '1' } });
-    api = new ApiClient(t.trellis.url, await keystoneToken(t.trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' }));
+    api = await demoApi(t.trellis);
     await api.post('/v1/profiles', {
       profile: { name: 'pc', spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [] } } },
     });

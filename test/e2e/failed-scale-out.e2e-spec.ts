@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@trellis/common';
 import { startEmbedded, type Embedded } from '../../cli/embedded';
-import { ApiClient, keystoneToken } from '../support/api-client';
+import { ApiClient } from '../support/api-client';
 import { act, createPolicy } from '../support/placement.scenario';
 import { nodesOf, scaleOut } from '../support/scale-out.scenario';
+import { demoApi } from '../support/trellis';
 
 const NO_VALID_HOST = 'No valid host was found. There are not enough hosts available.';
 
@@ -34,8 +35,7 @@ describe('a failed scale-out and the nodes it created (embedded default)', () =>
         LOG_LEVEL: 'error',
       }),
     );
-    const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
-    api = new ApiClient(trellis.url, token);
+    api = await demoApi(trellis);
     const profile = await api.post('/v1/profiles', {
       profile: {
         name: 'tiny',

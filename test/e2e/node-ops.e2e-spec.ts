@@ -1,5 +1,5 @@
-import { ApiClient, keystoneToken } from '../support/api-client';
-import { startTestTrellis, type TestTrellis } from '../support/trellis';
+import { ApiClient } from '../support/api-client';
+import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 /**
  * Node check, recover and operations on the embedded default: the nova-worker acts on the node's
@@ -11,7 +11,7 @@ describe('node check, recover and operations (embedded default)', () => {
 
   beforeAll(async () => {
     t = await startTestTrellis();
-    api = new ApiClient(t.trellis.url, await keystoneToken(t.trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' }));
+    api = await demoApi(t.trellis);
     const profile = await api.post('/v1/profiles', {
       profile: { name: 'p1', spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [] } } },
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@trellis/common';
-import { ApiClient, keystoneToken } from '../support/api-client';
+import { ApiClient } from '../support/api-client';
 import {
   expectOneStory,
   expectOutboxGauges,
@@ -11,7 +11,7 @@ import {
   type LogLine,
 } from '../support/operating.scenario';
 import { createProfileAndCluster } from '../support/scale-out.scenario';
-import { startTestTrellis, type TestTrellis } from '../support/trellis';
+import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 /**
  * Issue 13 on the embedded default: one process, so one registry served once on the gateway's
@@ -26,7 +26,7 @@ describe('operating Trellis: metrics, health and one id through the logs (embedd
   beforeAll(async () => {
     const logger = createLogger('trellis', 'debug', {}, (line) => lines.push(JSON.parse(line)));
     t = await startTestTrellis({ logger });
-    api = new ApiClient(t.trellis.url, await keystoneToken(t.trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' }));
+    api = await demoApi(t.trellis);
   });
   afterAll(() => t?.close());
 

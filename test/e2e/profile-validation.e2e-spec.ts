@@ -1,6 +1,6 @@
 import { parseFaultSpec } from '../../apps/nova-simulator/src/faults';
-import { ApiClient, keystoneToken } from '../support/api-client';
-import { startTestTrellis, type TestTrellis } from '../support/trellis';
+import { ApiClient } from '../support/api-client';
+import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 const spec = (properties: Record<string, unknown>) => ({
   type: 'os.nova.server',
@@ -20,7 +20,7 @@ describe('profile validation against the cloud (embedded default)', () => {
 
   beforeAll(async () => {
     t = await startTestTrellis();
-    api = new ApiClient(t.trellis.url, await keystoneToken(t.trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' }));
+    api = await demoApi(t.trellis);
   });
   afterAll(() => t?.close());
 

@@ -1,8 +1,8 @@
 import type { Embedded } from '../../cli/embedded';
-import { ApiClient, keystoneToken } from '../support/api-client';
+import { ApiClient } from '../support/api-client';
 import { act, createPolicy } from '../support/placement.scenario';
 import { createProfileAndCluster, nodesOf, scaleOut } from '../support/scale-out.scenario';
-import { startTestTrellis, type TestTrellis } from '../support/trellis';
+import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 describe('scale-out through the whole pipeline (embedded default)', () => {
   let t: TestTrellis;
@@ -12,8 +12,7 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
   beforeAll(async () => {
     t = await startTestTrellis();
     trellis = t.trellis;
-    const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
-    api = new ApiClient(trellis.url, token);
+    api = await demoApi(trellis);
   });
   afterAll(() => t?.close());
 
@@ -71,8 +70,7 @@ describe('a build Nova cannot place (embedded default)', () => {
   beforeAll(async () => {
     t = await startTestTrellis({ topology: { zones: [{ name: 'az1', hosts: [{ name: 'only-host', capacity: { instances: 1 } }] }] } });
     trellis = t.trellis;
-    const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
-    api = new ApiClient(trellis.url, token);
+    api = await demoApi(trellis);
   });
   afterAll(() => t?.close());
 

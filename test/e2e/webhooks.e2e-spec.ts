@@ -1,7 +1,7 @@
 import type { Embedded } from '../../cli/embedded';
-import { ApiClient, keystoneToken } from '../support/api-client';
+import { ApiClient } from '../support/api-client';
 import { createProfileAndCluster, nodesOf } from '../support/scale-out.scenario';
-import { startTestTrellis, type TestTrellis } from '../support/trellis';
+import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 describe('a webhook receiver scales a cluster out without a token (embedded default)', () => {
   let t: TestTrellis;
@@ -11,8 +11,7 @@ describe('a webhook receiver scales a cluster out without a token (embedded defa
   beforeAll(async () => {
     t = await startTestTrellis();
     trellis = t.trellis;
-    const token = await keystoneToken(trellis.simulator!.authUrl, { name: 'demo', password: 'demo', project: 'demo' });
-    api = new ApiClient(trellis.url, token);
+    api = await demoApi(trellis);
   });
   afterAll(() => t?.close());
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Logger } from '@trellis/common';
 import { startEmbedded, type Embedded, type EmbeddedOptions } from '../../cli/embedded';
+import { ApiClient, keystoneToken } from './api-client';
 import { freshDatabase, freshVhost } from './processes';
 
 export interface TestTrellisOptions {
@@ -59,4 +60,10 @@ export async function startTestTrellis(options: TestTrellisOptions = {}): Promis
       for (const c of cleanups.reverse()) await c();
     },
   };
+}
+
+/** A client of the built-in simulator's demo user (a member of project demo) on `trellis`. */
+export async function demoApi(trellis: Embedded): Promise<ApiClient> {
+  if (!trellis.simulator) throw new Error('demoApi: this Trellis has no built-in Nova simulator');
+  return new ApiClient(trellis.url, await keystoneToken(trellis.simulator.authUrl, { name: 'demo', password: 'demo', project: 'demo' }));
 }
