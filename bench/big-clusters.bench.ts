@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import * as os from 'os';
 import { Client } from 'pg';
 import { BenchContext, BenchResult, BenchTable, TargetCheck, defineBenchmark } from './harness/benchmark';
+import { sampleCalls } from './harness/sampler';
 import { Summary, formatNs, inMicroseconds, percentile, summarise } from './harness/stats';
 import { intParams } from './support/params';
 import { MB, Memory, backendCpu, backendCpuGrowth, mb, sleep } from './support/processes';
@@ -91,15 +92,11 @@ interface Timed {
 
 /** Times `samples` requests after `warmup` untimed ones: the summary, the p95 (nearest rank) and CPU per request. */
 async function timeCase(api: Api, c: Case, samples: number, warmup: number, cpu: () => Promise<{ gateway: number; postgres: Map<number, number> }>, tick: () => void): Promise<Timed> {
-  for (let i = 0; i < warmup; i++) await api.expect(200, 'GET', c.path);
-  const times = new Float64Array(samples);
+  const call = () => api.expect(200, 'GET', c.path);
+  // warmed up before the CPU reading, so only the timed requests are charged
+  for (let i = 0; i < warmup; i++) await call();
   const before = await cpu();
-  for (let i = 0; i < samples; i++) {
-    const t0 = process.hrtime.bigint();
-    await api.expect(200, 'GET', c.path);
-    times[i] = Number(process.hrtime.bigint() - t0);
-    tick();
-  }
+  const times = await sampleCalls({ samples, warmup: 0, call, tick });
   const after = await cpu();
   return {
     s: summarise(times),

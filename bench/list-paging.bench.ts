@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Client } from 'pg';
 import { BenchContext, BenchResult, BenchTable, TargetCheck, defineBenchmark } from './harness/benchmark';
+import { sampleCalls } from './harness/sampler';
 import { Summary, formatNs, inMicroseconds, summarise } from './harness/stats';
 import { intParams } from './support/params';
 import { ServiceProcess, answers, freePort, freshDatabase, waitFor } from './support/processes';
@@ -95,15 +96,7 @@ async function get(apiUrl: string, token: string, p: string): Promise<{ status: 
 }
 
 async function time(it: Iterations, call: () => Promise<unknown>, tick: () => void): Promise<Summary> {
-  for (let i = 0; i < it.warmup; i++) await call();
-  const times = new Float64Array(it.samples);
-  for (let i = 0; i < it.samples; i++) {
-    const t0 = process.hrtime.bigint();
-    await call();
-    times[i] = Number(process.hrtime.bigint() - t0);
-    tick();
-  }
-  return summarise(times);
+  return summarise(await sampleCalls({ ...it, call, tick }));
 }
 
 async function run(ctx: BenchContext): Promise<BenchResult> {

@@ -6,6 +6,7 @@ import { silentLogger } from '@trellis/common';
 import { loadBindings, loadCloud, loadCluster, loadSnapshot } from '@trellis/decisions';
 import { openDatabase, type ActionEntity } from '@trellis/persistence';
 import { BenchContext, BenchResult, BenchTable, TargetCheck, defineBenchmark } from './harness/benchmark';
+import { sampleCalls } from './harness/sampler';
 import { Summary, formatNs, inMicroseconds, percentile, summarise } from './harness/stats';
 import { intParams } from './support/params';
 import { freshDatabase } from './support/processes';
@@ -176,14 +177,7 @@ function actionFor(clusterId: string, project: string, kind: 'CLUSTER_SCALE_OUT'
 type Timed = Summary & { p95: number };
 
 async function time(it: Iterations, call: () => Promise<unknown>, tick: () => void): Promise<Timed> {
-  for (let i = 0; i < it.warmup; i++) await call();
-  const times = new Float64Array(it.samples);
-  for (let i = 0; i < it.samples; i++) {
-    const t0 = process.hrtime.bigint();
-    await call();
-    times[i] = Number(process.hrtime.bigint() - t0);
-    tick();
-  }
+  const times = await sampleCalls({ ...it, call, tick });
   return { ...summarise(times), p95: percentile(Float64Array.from(times).sort(), 0.95) };
 }
 

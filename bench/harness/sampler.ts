@@ -79,6 +79,23 @@ export function sample<T>(options: SampleOptions<T>): Sampled {
   return { times, last };
 }
 
+/**
+ * Times `call` (an HTTP request, a database read) `samples` times, one after another, after `warmup`
+ * untimed calls: nanoseconds per call, in call order, with `tick` after each timed call. For
+ * operations whose input is the system's state rather than prepared values, which sample() times.
+ */
+export async function sampleCalls(options: { samples: number; warmup: number; call(): Promise<unknown>; tick?(): void }): Promise<Float64Array> {
+  for (let i = 0; i < options.warmup; i++) await options.call();
+  const times = new Float64Array(options.samples);
+  for (let i = 0; i < options.samples; i++) {
+    const t0 = process.hrtime.bigint();
+    await options.call();
+    times[i] = Number(process.hrtime.bigint() - t0);
+    options.tick?.();
+  }
+  return times;
+}
+
 /** What an empty timed region costs: two hrtime.bigint() calls and the subtraction. */
 export function timerOverhead(samples = 100_000): number {
   const times = new Float64Array(samples);
