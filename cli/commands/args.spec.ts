@@ -1,4 +1,5 @@
 import { UsageError, commandHelp, parseCommandArgs, runCommand, type CommandSpec } from './args';
+import { captureStdio } from '../testing/capture-stdio';
 
 const SPEC: CommandSpec = {
   name: 'demo',
@@ -44,31 +45,24 @@ describe('parseCommandArgs (strict)', () => {
 });
 
 describe('runCommand', () => {
-  let out: string;
-  let err: string;
-  beforeEach(() => {
-    out = err = '';
-    jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-    jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-  });
-  afterEach(() => jest.restoreAllMocks());
+  const std = captureStdio();
 
   it('refuses an unknown flag with status 2 and a pointer to --help, without running the command', async () => {
     const run = jest.fn(async () => 0);
     expect(await runCommand(SPEC, ['--acton', 'x'], run)).toBe(2);
     expect(run).not.toHaveBeenCalled();
-    expect(err).toBe("trellis demo: unknown option '--acton'\nusage: trellis demo [options] FILE\nRun 'trellis demo --help' for its options.\n");
+    expect(std.err).toBe("trellis demo: unknown option '--acton'\nusage: trellis demo [options] FILE\nRun 'trellis demo --help' for its options.\n");
   });
 
   it('refuses with status 2 what the command itself finds wrong with its arguments', async () => {
     expect(await runCommand(SPEC, [], async () => Promise.reject(new UsageError('--since goes with --decisions')))).toBe(2);
-    expect(err).toMatch(/^trellis demo: --since goes with --decisions\n/);
+    expect(std.err).toMatch(/^trellis demo: --since goes with --decisions\n/);
   });
 
   it('prints the help on stdout with status 0', async () => {
     const run = jest.fn(async () => 0);
     expect(await runCommand(SPEC, ['--help'], run)).toBe(0);
     expect(run).not.toHaveBeenCalled();
-    expect(out).toBe(commandHelp(SPEC));
+    expect(std.out).toBe(commandHelp(SPEC));
   });
 });

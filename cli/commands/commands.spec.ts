@@ -6,6 +6,7 @@ import { runReplay } from './replay.command';
 import { runStart } from './start.command';
 import { runToken } from './token.command';
 import { runWatch } from './watch.command';
+import { captureStdio } from '../testing/capture-stdio';
 
 /** Every subcommand parses strictly: none starts, connects or prints a result on a flag it does not know. */
 describe.each([
@@ -18,23 +19,16 @@ describe.each([
   ['watch', runWatch],
   ['import-senlin', runImportSenlin],
 ])('trellis %s', (name, run) => {
-  let out: string;
-  let err: string;
-  beforeEach(() => {
-    out = err = '';
-    jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-    jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-  });
-  afterEach(() => jest.restoreAllMocks());
+  const std = captureStdio();
 
   it('refuses an unknown flag with status 2', async () => {
     expect(await run(['--bogus'])).toBe(2);
-    expect(err).toMatch(new RegExp(`^trellis ${name}: unknown option '--bogus'\n`));
-    expect(out).toBe('');
+    expect(std.err).toMatch(new RegExp(`^trellis ${name}: unknown option '--bogus'\n`));
+    expect(std.out).toBe('');
   });
 
   it('prints its usage for --help', async () => {
     expect(await run(['--help'])).toBe(0);
-    expect(out).toMatch(new RegExp(`^usage: trellis ${name}`));
+    expect(std.out).toMatch(new RegExp(`^usage: trellis ${name}`));
   });
 });

@@ -2,21 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runImportSenlin } from './import-senlin.command';
+import { captureStdio } from '../testing/capture-stdio';
 
 /** What the command refuses before it connects to anything. */
 describe('trellis import-senlin command line', () => {
-  let err: string;
-  let out: string;
-  beforeEach(() => {
-    out = err = '';
-    jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-    jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-  });
-  afterEach(() => jest.restoreAllMocks());
+  const std = captureStdio();
 
   it('needs --from', async () => {
     expect(await runImportSenlin(['--dry-run'])).toBe(2);
-    expect(err).toMatch(/^trellis import-senlin: --from is required: Senlin's database, e\.g\. mysql:\/\//);
+    expect(std.err).toMatch(/^trellis import-senlin: --from is required: Senlin's database, e\.g\. mysql:\/\//);
   });
 
   it.each([
@@ -25,8 +19,8 @@ describe('trellis import-senlin command line', () => {
     ['not a url secret', /--from must be a URL such as mysql:\/\/senlin:PASSWORD@127\.0\.0\.1:3306\/senlin/],
   ])('refuses --from %s, naming the flag', async (url, message) => {
     expect(await runImportSenlin(['--from', url])).toBe(2);
-    expect(err).toMatch(message);
-    expect(out).toBe('');
+    expect(std.err).toMatch(message);
+    expect(std.out).toBe('');
   });
 
   it.each([
@@ -36,8 +30,8 @@ describe('trellis import-senlin command line', () => {
     [['--from', 'mysql://u:secret@h/a', '--project', 'p\0'], /--project takes an id/],
   ])('refuses %j before it connects to anything, naming the flag', async (args, message) => {
     expect(await runImportSenlin(args)).toBe(2);
-    expect(err).toMatch(message);
-    expect(err).not.toContain('secret');
+    expect(std.err).toMatch(message);
+    expect(std.err).not.toContain('secret');
   });
 
   it('reads the URL from a file given as @FILE, and names a file it cannot read', async () => {
@@ -45,10 +39,10 @@ describe('trellis import-senlin command line', () => {
     try {
       writeFileSync(join(dir, 'url'), 'postgres://u:secret@h/senlin\n');
       expect(await runImportSenlin(['--from', `@${join(dir, 'url')}`])).toBe(2);
-      expect(err).toMatch(/--from must be a mysql:\/\/ URL/);
-      err = '';
+      expect(std.err).toMatch(/--from must be a mysql:\/\/ URL/);
+      std.err = '';
       expect(await runImportSenlin(['--from', `@${join(dir, 'missing')}`])).toBe(2);
-      expect(err).toContain(`--from @${join(dir, 'missing')}: cannot read the file (ENOENT)`);
+      expect(std.err).toContain(`--from @${join(dir, 'missing')}: cannot read the file (ENOENT)`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -59,7 +53,7 @@ describe('trellis import-senlin command line', () => {
     for (const k of Object.keys(process.env)) if (k.startsWith('OS_')) delete process.env[k];
     try {
       expect(await runImportSenlin(['--from', 'mysql://senlin:x@127.0.0.1:1/senlin'])).toBe(2);
-      expect(err).toMatch(/set OS_AUTH_URL \(or OS_CLOUD\)/);
+      expect(std.err).toMatch(/set OS_AUTH_URL \(or OS_CLOUD\)/);
     } finally {
       process.env = saved;
     }

@@ -1,6 +1,7 @@
 import { loadConfig } from '@trellis/common';
 import { parseCommandArgs, type ParsedCommand } from './args';
 import { PURGE_COMMAND, parseAge, purgePlan, runPurge } from './purge.command';
+import { captureStdio } from '../testing/capture-stdio';
 
 const parsed = (...args: string[]) => parseCommandArgs(PURGE_COMMAND, args) as ParsedCommand;
 
@@ -36,14 +37,7 @@ describe('trellis purge', () => {
   });
 
   describe('command line', () => {
-    let out: string;
-    let err: string;
-    beforeEach(() => {
-      out = err = '';
-      jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-      jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-    });
-    afterEach(() => jest.restoreAllMocks());
+    const std = captureStdio();
 
     it.each([
       [['--event-older-than', '30d'], "unknown option '--event-older-than'"],
@@ -51,14 +45,14 @@ describe('trellis purge', () => {
       [['--dry-run', 'now'], "unexpected argument 'now'"],
     ])('refuses %j with status 2 before touching a database', async (args, message) => {
       expect(await runPurge(args)).toBe(2);
-      expect(err).toContain(`trellis purge: ${message}`);
-      expect(out).toBe('');
+      expect(std.err).toContain(`trellis purge: ${message}`);
+      expect(std.out).toBe('');
     });
 
     it('lists its flags in --help', async () => {
       expect(await runPurge(['--help'])).toBe(0);
       for (const flag of ['--events-older-than AGE', '--actions-older-than AGE', '--decisions-older-than AGE', '--processed-older-than AGE', '--dry-run']) {
-        expect(out).toContain(flag);
+        expect(std.out).toContain(flag);
       }
     });
   });

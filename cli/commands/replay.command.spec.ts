@@ -1,20 +1,14 @@
 import { runReplay } from './replay.command';
+import { captureStdio } from '../testing/capture-stdio';
 
 /** Flag handling only: every case here is refused before replay opens a database or a bus. */
 describe('trellis replay flags', () => {
-  let out: string;
-  let err: string;
-  beforeEach(() => {
-    out = err = '';
-    jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-    jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-  });
-  afterEach(() => jest.restoreAllMocks());
+  const std = captureStdio();
 
   it('refuses a misspelt flag instead of replaying everything', async () => {
     expect(await runReplay(['--acton', '6f1c1a4e-0000-4000-8000-000000000000'])).toBe(2);
-    expect(err).toMatch(/^trellis replay: unknown option '--acton'\n/);
-    expect(out).toBe('');
+    expect(std.err).toMatch(/^trellis replay: unknown option '--acton'\n/);
+    expect(std.out).toBe('');
   });
 
   it.each([
@@ -24,13 +18,13 @@ describe('trellis replay flags', () => {
     [['stray'], "unexpected argument 'stray'"],
   ])('refuses %j with status 2', async (args, message) => {
     expect(await runReplay(args)).toBe(2);
-    expect(err).toContain(`trellis replay: ${message}`);
+    expect(std.err).toContain(`trellis replay: ${message}`);
   });
 
   it('lists its flags in --help', async () => {
     expect(await runReplay(['--help'])).toBe(0);
     for (const flag of ['--action ID', '--older-than SECONDS', '--no-dead-letters', '--decisions', '--since TIME', '--help']) {
-      expect(out).toContain(flag);
+      expect(std.out).toContain(flag);
     }
   });
 });
