@@ -1,4 +1,5 @@
 import { ApiClient } from '../support/api-client';
+import { createProfile } from '../support/scale-out.scenario';
 import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 /**
@@ -12,10 +13,7 @@ describe('node check, recover and operations (embedded default)', () => {
   beforeAll(async () => {
     t = await startTestTrellis();
     api = await demoApi(t.trellis);
-    const profile = await api.post('/v1/profiles', {
-      profile: { name: 'p1', spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [] } } },
-    });
-    expect(profile.status).toBe(201);
+    await createProfile(api, 'p1');
   });
   afterAll(() => t?.close());
 

@@ -1,7 +1,7 @@
 import { parseFaultSpec } from '../../apps/nova-simulator/src/faults';
-import { ApiClient, keystoneToken } from '../support/api-client';
-import { nodesOf, scaleOut } from '../support/scale-out.scenario';
-import { startTestTrellis, type TestTrellis } from '../support/trellis';
+import { ApiClient } from '../support/api-client';
+import { createProfile, nodesOf, scaleOut } from '../support/scale-out.scenario';
+import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 const TIMEOUT_S = 4;
 const LEASE_S = 30;
@@ -18,16 +18,12 @@ describe('a Nova outage longer than the retry budget (embedded default)', () => 
 
   beforeAll(async () => {
     t = await startTestTrellis({ env: { TRELLIS_RESUME_INTERVAL_SECONDS: '1', TRELLIS_LEASE_SECONDS: String(LEASE_S) } });
-    const sim = t.trellis.simulator!;
-    api = new ApiClient(t.trellis.url, await keystoneToken(sim.authUrl, { name: 'demo', password: 'demo', project: 'demo' }));
+    api = await demoApi(t.trellis);
   });
   afterAll(() => t?.close());
 
   it('fails the action within its timeout plus one lease, marks its node, and the next action on the cluster runs', async () => {
-    const profile = await api.post('/v1/profiles', {
-      profile: { name: 'outage', spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [] } } },
-    });
-    expect(profile.status).toBe(201);
+    await createProfile(api, 'outage');
     const created = await api.post('/v1/clusters', {
       cluster: { name: 'outage', profile_id: 'outage', desired_capacity: 0, min_size: 0, max_size: -1, timeout: TIMEOUT_S },
     });

@@ -13,20 +13,23 @@ export async function createProfileAndCluster(
   extra: Record<string, unknown> = {},
   properties: Record<string, unknown> = {},
 ) {
-  const profile = await api.post('/v1/profiles', {
-    profile: {
-      name: `${name}-profile`,
-      spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [], ...properties } },
-    },
-  });
-  if (profile.status !== 201) throw new Error(`profile create: ${profile.status} ${JSON.stringify(profile.body)}`);
+  const profileId = await createProfile(api, `${name}-profile`, properties);
   const cluster = await api.post('/v1/clusters', {
     cluster: { name, profile_id: `${name}-profile`, desired_capacity: desired, min_size: 0, max_size: -1, ...extra },
   });
   if (cluster.status !== 202) throw new Error(`cluster create: ${cluster.status} ${JSON.stringify(cluster.body)}`);
   const created = await api.waitForAction(ApiClient.actionIdOf(cluster));
   if (created.status !== 'SUCCEEDED') throw new Error(`cluster create action: ${JSON.stringify(created)}`);
-  return { profileId: profile.body.profile.id as string, clusterId: cluster.body.cluster.id as string };
+  return { profileId, clusterId: cluster.body.cluster.id as string };
+}
+
+/** A profile of a tiny server of the fake image without networks; `properties`: more profile properties. Its id. */
+export async function createProfile(api: ApiClient, name: string, properties: Record<string, unknown> = {}): Promise<string> {
+  const profile = await api.post('/v1/profiles', {
+    profile: { name, spec: { type: 'os.nova.server', version: 1.0, properties: { flavor: 'm1.tiny', image: 'cirros-fake', networks: [], ...properties } } },
+  });
+  if (profile.status !== 201) throw new Error(`profile create: ${profile.status} ${JSON.stringify(profile.body)}`);
+  return profile.body.profile.id as string;
 }
 
 export async function scaleOut(api: ApiClient, cluster: string, count: number, timeoutMs = 60_000) {
