@@ -1,22 +1,19 @@
 /**
  * Instructions per decision, counted by valgrind, for the fixed cost of one `evaluate()` (issue 15
  * point 3). Wall-clock A/B on this shared machine has misled earlier sessions; an instruction count
- * does not depend on the load. See BENCHMARKS.md, "decision", Session 10.
+ * does not depend on the load. See BENCHMARKS.md, "decision", Session 10, and instructions.sh,
+ * which runs this under callgrind.
  *
- *   node dist/bench/decision/instructions.js --scenario 10:full:in-1 --warmup 3000 --calls 2000
+ *   node dist/bench/decision/instructions.js --scenario 10:full:in-1 [--warmup 20000] [--settle 300] [--calls 1000] [--parse-only]
  *
  * builds the scenario's summarised snapshot exactly as the decision benchmark does (buildSnapshot,
  * summarisedSnapshot, JSON text), warms up, then runs `--calls` calls of `evaluate()`, each on a
- * fresh `JSON.parse` of the text (parsed untimed before the call, as the benchmark). Just before the
- * loop it calls `process.getegid()`, just after it `process.getgroups()`: Node calls the libc
- * functions of those names for nothing else, so callgrind can cut the loop out of the run with
- *
- *   valgrind --tool=callgrind --zero-before=getegid --dump-before=getgroups --callgrind-out-file=...
- *
- * The dump made before getgroups holds the loop's instructions (and the markers' few). `bench/
- * decision/instructions.sh` runs this twice with two call counts and reports
- * (I(M2) − I(M1)) / (M2 − M1): instructions per call, the parse included (it is the same in every
- * build, so it cancels in an A/B; `--parse-only` counts it alone).
+ * fresh `JSON.parse` of the text (as the benchmark; `--parse-only` parses and does not decide).
+ * Right before that loop it calls `process.getegid()`, right after it `process.getgroups()`: Node
+ * calls the libc functions of those names for nothing else, so callgrind cuts the loop out of the
+ * run with `--zero-before=getegid --dump-before=getgroups`. With TRELLIS_CALLGRIND_WAIT set, it
+ * says 'ready <pid>' on stderr after the warm-up and waits for that file, so that the warm-up can
+ * run uninstrumented.
  *
  * Without valgrind it prints the wall time of the loop (a sanity check, not a yardstick).
  */
@@ -80,6 +77,7 @@ function main(): void {
   }
   for (let i = 0; i < settle; i++) {
     once();
+    // with node --trace-opt: where in the settling V8 still recompiles
     if (process.env.TRELLIS_TRACE_SETTLE === '1' && (i + 1) % 100 === 0) console.log(`=== settle ${i + 1}`);
   }
   process.getegid!(); // callgrind: --zero-before=getegid
