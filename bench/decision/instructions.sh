@@ -12,7 +12,7 @@
 #   - I(M) is the dump callgrind makes before getgroups (the driver calls process.getgroups() right
 #     after its loop), counted from the zeroing before getegid (called right before the loop);
 #   - Node runs with V8's --predictable --predictable-gc-schedule (NODE_FLAGS): no concurrent
-#     compiler or GC threads, no time-driven GC, so the same build counts the same (±200).
+#     compiler or GC threads, no time-driven GC, so the same build counts the same (±150 a call).
 # Different directories holding the same build differ by up to ~0.35 % (1-2 k instructions: the
 # paths change the heap's layout and the GCs' timing): compare builds as means over several copies
 # of each, at paths of one length (--root).
@@ -53,7 +53,7 @@ count() { # scenario calls -> instructions of the window
   # the first dump triggered by getgroups is the window (Node calls getgroups twice in a row)
   grep -l '^desc: Trigger: --dump-before=getgroups' "$f".* | sort -t. -k3n | head -1 | xargs grep '^summary:' | awk '{print $2}'
 }
-# a run that wrote no window (seen now and then with two valgrinds at once) is run again, once
+# a run that wrote no window (seen now and then) is run again, once
 counted() { local n; n="$(count "$1" "$2" || true)"; [ -n "$n" ] || n="$(count "$1" "$2")"; echo "$n"; }
 for s in "${scenarios[@]}"; do
   a="$(counted "$s" "$m1")"; b="$(counted "$s" "$m2")"
