@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { EvaluationInput, EvaluationOutput, PolicyRegistry, evaluate, summariseNodes, timestampMillis, victimListing } from '@trellis/policies';
+import { EvaluationInput, EvaluationOutput, PolicyRegistry, evaluate } from '@trellis/policies';
 import { SenlinFigure, SenlinRun, SenlinScenario, runSenlin } from './decision/senlin';
 import { BenchTable, Cell, TargetCheck, defineBenchmark } from './harness/benchmark';
 import { Progress } from './harness/progress';
@@ -17,6 +17,7 @@ import {
   isScaleOut,
   operationCount,
 } from './decision/snapshots';
+import { summarisedSnapshot } from './decision/summarised';
 
 const CHAINS: ChainKind[] = ['zone', 'full'];
 const OPERATIONS: OperationKind[] = ['out-1', 'out-10pct', 'in-1', 'in-10pct'];
@@ -85,28 +86,6 @@ interface ScenarioResult {
 const SENLIN_RATIO = 3;
 
 const senlinKey = (nodes: number, op: OperationKind) => `${nodes}:${op}`;
-
-/**
- * The snapshot as the engine's loader summarises it (libs/decisions load-snapshot.ts): counts per
- * zone, and only the nodes a victim selection may need, as deep per zone as the action can ask for
- * (each zone its own share, when a zone placement plan bounds it).
- */
-function summarisedSnapshot(full: EvaluationInput): { input: EvaluationInput; depth: number | Record<string, number> } {
-  const cluster = full.cluster!;
-  const nodes = cluster.nodes ?? [];
-  const listing = victimListing(
-    { action: full.action!.action!, inputs: full.action!.inputs ?? {} },
-    full.policies ?? [],
-    { min_size: cluster.min_size ?? 0, max_size: cluster.max_size ?? -1, desired_capacity: cluster.desired_capacity ?? nodes.length },
-    nodes.length,
-    { zones: summariseNodes(nodes, { listed: 0, orders: [] }, timestampMillis).summary.zones, cloud: full.cloud },
-  );
-  // a random pick needs every node: the loader then lists them all, without a summary
-  if (!listing) return { input: full, depth: nodes.length };
-  const summarised = summariseNodes(nodes, listing, timestampMillis);
-  const depth = listing.zones ? { ...Object.fromEntries(listing.zones), '(no zone)': listing.listed } : listing.listed;
-  return { input: { ...full, cluster: { ...cluster, nodes: summarised.nodes, summary: summarised.summary } }, depth };
-}
 
 const scenarioLabel = (s: Scenario) => `${s.nodes.toLocaleString('en-US')} nodes, ${CHAIN_LABELS[s.chain]}, ${OPERATION_LABELS[s.op]}`;
 

@@ -99,4 +99,22 @@ describe('runChain', () => {
     expect(trace[0].changed_keys.sort()).toEqual(['added', 'creation', 'gone', 'placement']);
     expect(trace[0].reason).toBe('note');
   });
+
+  it('reports changed keys in order when a hook moves, removes and re-adds keys (kept keys found by position or not)', () => {
+    behaviours.set('a', (ctx) => {
+      const d = ctx.action.data;
+      // moved to the end with the same value: not a change
+      const kept = d.kept;
+      delete d.kept;
+      d.kept = kept;
+      // removed and re-added with another value: a change, at its new position
+      delete d.first;
+      d.first = 2;
+      d.added = true;
+      delete d.gone;
+    });
+    const { trace } = run([binding('a', '1')], { first: 1, kept: { x: 1 }, gone: 0, last: 'z' });
+    // the old keys in their old order (status and reason, set by the chain, are after 'last'), then the new
+    expect(trace[0].changed_keys).toEqual(['first', 'gone', 'added']);
+  });
 });

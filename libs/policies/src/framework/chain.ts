@@ -203,9 +203,13 @@ function snapshotTopLevel(data: ActionData): TopLevelSnapshot {
 /** Top-level keys of action.data whose value changed: by reference, or one level deep for objects. */
 export function changedKeys(before: TopLevelSnapshot, data: ActionData): string[] {
   const changed: string[] = [];
-  for (let i = 0; i < before.keys.length; i++) {
-    const key = before.keys[i];
-    if (!(key in data)) {
+  const keys = before.keys;
+  // A hook keeps the keys it found where they were and adds its own after them: a key found at its
+  // old position is known to be (still) an own key, without `in` or a scan (both megamorphic).
+  const current = Object.keys(data);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (!(i < current.length && current[i] === key) && !(key in data)) {
       changed.push(key);
       continue;
     }
@@ -215,9 +219,18 @@ export function changedKeys(before: TopLevelSnapshot, data: ActionData): string[
     }
   }
   // action.data has a handful of keys: a scan is cheaper than building a set
-  const seen = before.keys.length > 32 ? new Set(before.keys) : null;
-  for (const key of Object.keys(data)) if (!(seen ? seen.has(key) : before.keys.includes(key))) changed.push(key);
+  const seen = keys.length > 32 ? new Set(keys) : null;
+  for (let j = 0; j < current.length; j++) {
+    const key = current[j];
+    if (j < keys.length && keys[j] === key) continue;
+    if (!(seen ? seen.has(key) : includesKey(keys, key))) changed.push(key);
+  }
   return changed;
+}
+
+function includesKey(keys: readonly string[], key: string): boolean {
+  for (let i = 0; i < keys.length; i++) if (keys[i] === key) return true;
+  return false;
 }
 
 function sameShallow(copy: Record<string, unknown>, now: unknown): boolean {
