@@ -10,7 +10,7 @@ import { intParams } from './support/params';
 import { PgCounters } from './support/pg-stats';
 import { cpuSecondsOf, cpuSecondsOfCommands, rabbitmqPid, sleep } from './support/processes';
 import { seedClusters } from './support/seed';
-import { Api, PROFILE_SPEC, SERVICES, demoToken, startStack, type ServiceName, type Stack } from './support/stack';
+import { Api, PROFILE_SPEC, SERVICES, demoToken, deployedHeapLimits, heapFlags, startStack, type ServiceName, type Stack } from './support/stack';
 
 /**
  * Issue 7: the whole pipeline on RabbitMQ and PostgreSQL, each service a process of its own.
@@ -101,10 +101,17 @@ class Submitter {
 }
 
 async function run(ctx: BenchContext): Promise<BenchResult> {
-  const p = intParams('pipeline', ctx.params, ctx.quick ? QUICK : FULL, { warmup: { min: 0, max: 100_000 } });
+  // the services run with the V8 heap limits they are deployed with (docker-compose.yml's NODE_OPTIONS),
+  // as the burst and big-clusters benchmarks do: the young generation's size moves their CPU per action
+  const p = intParams('pipeline', ctx.params, { ...(ctx.quick ? QUICK : FULL), ...deployedHeapLimits(ctx.root) }, {
+    warmup: { min: 0, max: 100_000 },
+    semi_space_mb: { min: 0, max: 1024 },
+    old_space_mb: { min: 0, max: 65_536 },
+  });
+  const flags = heapFlags(p);
   const maxPerHost = Math.ceil((p.actions + p.warmup) / 20) + 20;
   ctx.progress.start('starting simulator, gateway, policy-engine, nova-worker (separate processes)', 1);
-  const stack = await startStack({ root: ctx.root, buildDelayMs: 0, zones: 2, hostsPerZone: 10, instancesPerHost: maxPerHost });
+  const stack = await startStack({ root: ctx.root, buildDelayMs: 0, zones: 2, hostsPerZone: 10, instancesPerHost: maxPerHost, env: flags ? { NODE_OPTIONS: flags } : {} });
   ctx.progress.end();
   const counters = await PgCounters.open();
   let events: FinishedListener | null = null;
