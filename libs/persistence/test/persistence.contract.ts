@@ -511,6 +511,36 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           expect(row).toMatchObject({ attempts: 2, last_error: 'broker said no' });
         });
 
+        it('publishes nothing behind a failed row whose lease outlasts the pause, and retries it soon after', async () => {
+          // the failed row's backoff lease is on the database's clock and the relay's pause on its
+          // own; here the lease is made to outlast the pause by far (as a clock step or another
+          // relay holding the row would): the rows behind it must still wait, in order, and the
+          // row must not wait for the next poll (10 minutes away)
+          const messages = Array.from({ length: 4 }, (_, i) => message({ body: { n: i } }));
+          const flaky = messages[1].messageId;
+          let failures = 0;
+          const published: string[] = [];
+          relay(
+            async (m) => {
+              if (m.messageId === flaky && failures < 1) {
+                failures++;
+                throw new Error('broker said no');
+              }
+              published.push(m.messageId);
+            },
+            { retryBaseMs: 150, retryMaxMs: 150, pollIntervalMs: 600_000 },
+          ).start();
+          await inTransaction(ds, async (tx) => {
+            for (const m of messages) await addToOutbox(tx, m);
+          });
+          await waitFor(async () => (await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky })).attempts === 1);
+          await ds.query(`UPDATE outbox SET claimed_until = clock_timestamp() + interval '600 milliseconds' WHERE message_id = $1`, [flaky]);
+          await new Promise((r) => setTimeout(r, 400)); // past the relay's pause, inside the lease
+          expect(published).toEqual([messages[0].messageId]);
+          await waitFor(async () => (await outboxStats(ds)).pending === 0, 5000);
+          expect(published).toEqual(messages.map((m) => m.messageId));
+        });
+
         it('still polls on time while handed-over rows keep coming', async () => {
           const published: string[] = [];
           relay(

@@ -88,6 +88,12 @@ export class OutboxRelay {
   private wake: (() => void) | null = null;
   private pausedUntil = 0;
   private nextCleanupAt = 0;
+  /**
+   * The row whose publish failed last, until a round claims it again: no round publishes a row
+   * behind it before it (their order), and a round that finds it still leased looks again soon
+   * instead of after pollIntervalMs.
+   */
+  private retryId: bigint | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -288,10 +294,11 @@ export class OutboxRelay {
       [this.claimMs / 1000, this.batchSize],
     );
     const claimed = changedRows<OutboxRow>(result).sort(byId);
+    const ready = await this.inOrderBehindRetry(claimed);
     if (claimed.length === 0) return false;
 
     // stop well before the lease runs out, so no other relay can be publishing the same row
-    const { published, failed } = await this.publishInOrder(claimed, () => Date.now() - claimedAt > this.claimMs * 0.8);
+    const { published, failed } = await this.publishInOrder(ready, () => Date.now() - claimedAt > this.claimMs * 0.8);
 
     if (published.length > 0) {
       await this.dataSource.query(
@@ -314,6 +321,30 @@ export class OutboxRelay {
     return failed === null && claimed.length === this.batchSize;
   }
 
+  /**
+   * The claimed rows a round may publish: all of them, unless the row that failed last is still
+   * waiting out its backoff lease (kept on the database's clock, which the relay's own pause can
+   * end a moment before: Date.now() counts whole milliseconds) or another relay holds it. Then only
+   * the rows ahead of it go, and the relay looks again after retryBaseMs; once it is published by
+   * anyone, or gone, the order is kept and the wait ends.
+   */
+  private async inOrderBehindRetry(claimed: OutboxRow[]): Promise<OutboxRow[]> {
+    const retryId = this.retryId;
+    if (retryId === null) return claimed;
+    if (claimed.some((r) => BigInt(r.id) === retryId)) {
+      this.retryId = null;
+      return claimed;
+    }
+    const rows: unknown = await this.dataSource.query(`SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NULL`, [retryId.toString()]);
+    if (!Array.isArray(rows) || rows.length === 0) {
+      this.retryId = null;
+      return claimed;
+    }
+    this.kicked = true;
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + this.retryBaseMs);
+    return claimed.filter((r) => BigInt(r.id) < retryId);
+  }
+
   private async recordFailure(row: OutboxRow, error: unknown): Promise<void> {
     const delayMs = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(row.attempts, 30));
     const message = errorMessage(error).slice(0, 2000);
@@ -323,7 +354,10 @@ export class OutboxRelay {
         WHERE id = $1`,
       [row.id, message, delayMs / 1000],
     );
-    this.pausedUntil = Date.now() + delayMs;
+    this.retryId = BigInt(row.id);
+    // + 1: the lease ends on the database's clock at the UPDATE's time + delayMs; Date.now() counts
+    // whole milliseconds, so without it the pause could end up to 1 ms before the lease does
+    this.pausedUntil = Date.now() + delayMs + 1;
     // after the pause, poll for the failed row and the rows behind it (released to polling)
     this.kicked = true;
     this.logger.warn('outbox publish failed; will retry', {
