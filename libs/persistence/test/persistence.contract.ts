@@ -486,26 +486,34 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           await waitFor(async () => (await outboxStats(ds)).pending === 0);
         });
 
-        it('retries a failed publish with backoff; the rows behind it follow it, none lost', async () => {
-          const messages = Array.from({ length: 6 }, (_, i) => message({ body: { n: i } }));
-          const flaky = messages[2].messageId;
-          let failures = 0;
-          const published: string[] = [];
+        /**
+         * `count` messages written in one transaction to a relay whose broker refuses the one at
+         * `flakyAt` `failTimes` times ('broker said no'); what it published, in order, and how often it refused.
+         */
+        const withFlakyBroker = async (count: number, flakyAt: number, failTimes: number, options: Partial<OutboxRelayOptions>) => {
+          const messages = Array.from({ length: count }, (_, i) => message({ body: { n: i } }));
+          const flaky = messages[flakyAt].messageId;
+          const seen = { failures: 0, published: [] as string[] };
           relay(
             async (m) => {
-              if (m.messageId === flaky && failures < 2) {
-                failures++;
+              if (m.messageId === flaky && seen.failures < failTimes) {
+                seen.failures++;
                 throw new Error('broker said no');
               }
-              published.push(m.messageId);
+              seen.published.push(m.messageId);
             },
-            { retryBaseMs: 5, retryMaxMs: 20, pollIntervalMs: 600_000 },
+            { pollIntervalMs: 600_000, ...options },
           ).start();
           await inTransaction(ds, async (tx) => {
             for (const m of messages) await addToOutbox(tx, m);
           });
+          return { messages, flaky, seen, published: seen.published };
+        };
+
+        it('retries a failed publish with backoff; the rows behind it follow it, none lost', async () => {
+          const { messages, flaky, seen, published } = await withFlakyBroker(6, 2, 2, { retryBaseMs: 5, retryMaxMs: 20 });
           await waitFor(async () => (await outboxStats(ds)).pending === 0);
-          expect(failures).toBe(2);
+          expect(seen.failures).toBe(2);
           expect(published).toEqual(messages.map((m) => m.messageId));
           const row = await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky });
           expect(row).toMatchObject({ attempts: 2, last_error: 'broker said no' });
@@ -516,23 +524,7 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           // own; here the lease is made to outlast the pause by far (as a clock step or another
           // relay holding the row would): the rows behind it must still wait, in order, and the
           // row must not wait for the next poll (10 minutes away)
-          const messages = Array.from({ length: 4 }, (_, i) => message({ body: { n: i } }));
-          const flaky = messages[1].messageId;
-          let failures = 0;
-          const published: string[] = [];
-          relay(
-            async (m) => {
-              if (m.messageId === flaky && failures < 1) {
-                failures++;
-                throw new Error('broker said no');
-              }
-              published.push(m.messageId);
-            },
-            { retryBaseMs: 150, retryMaxMs: 150, pollIntervalMs: 600_000 },
-          ).start();
-          await inTransaction(ds, async (tx) => {
-            for (const m of messages) await addToOutbox(tx, m);
-          });
+          const { messages, flaky, published } = await withFlakyBroker(4, 1, 1, { retryBaseMs: 150, retryMaxMs: 150 });
           await waitFor(async () => (await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky })).attempts === 1);
           await ds.query(`UPDATE outbox SET claimed_until = clock_timestamp() + interval '600 milliseconds' WHERE message_id = $1`, [flaky]);
           await new Promise((r) => setTimeout(r, 400)); // past the relay's pause, inside the lease
