@@ -18,8 +18,8 @@ import { Api, PROFILE_SPEC, SERVICES, demoToken, deployedHeapLimits, heapFlags, 
  * through policy-engine and nova-worker to the simulator (build delay 0).
  */
 
-const FULL = { actions: 2000, clusters: 200, warmup: 200 };
-const QUICK = { actions: 50, clusters: 10, warmup: 10 };
+const FULL = { actions: 2000, clusters: 200, warmup: 200, db_pipeline: 1 };
+const QUICK = { actions: 50, clusters: 10, warmup: 10, db_pipeline: 1 };
 
 type Via = 'rest' | 'rpc';
 
@@ -107,11 +107,14 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     warmup: { min: 0, max: 100_000 },
     semi_space_mb: { min: 0, max: 1024 },
     old_space_mb: { min: 0, max: 65_536 },
+    // 0: the services wait for each BEGIN's answer (TRELLIS_DB_PIPELINE=false), for A/B runs of one build
+    db_pipeline: { min: 0, max: 1 },
   });
   const flags = heapFlags(p);
+  const env: Record<string, string> = { ...(flags ? { NODE_OPTIONS: flags } : {}), ...(p.db_pipeline === 0 ? { TRELLIS_DB_PIPELINE: 'false' } : {}) };
   const maxPerHost = Math.ceil((p.actions + p.warmup) / 20) + 20;
   ctx.progress.start('starting simulator, gateway, policy-engine, nova-worker (separate processes)', 1);
-  const stack = await startStack({ root: ctx.root, buildDelayMs: 0, zones: 2, hostsPerZone: 10, instancesPerHost: maxPerHost, env: flags ? { NODE_OPTIONS: flags } : {} });
+  const stack = await startStack({ root: ctx.root, buildDelayMs: 0, zones: 2, hostsPerZone: 10, instancesPerHost: maxPerHost, env });
   ctx.progress.end();
   const counters = await PgCounters.open();
   let events: FinishedListener | null = null;

@@ -7,6 +7,7 @@ import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import {
   ActionEntity,
   addToOutbox,
+  afterCommit,
   ALL_MIGRATIONS,
   hotQuery,
   inTransaction,
@@ -174,6 +175,71 @@ describe('persistence on PostgreSQL only', () => {
       } finally {
         await off.close();
       }
+    });
+  });
+
+  describe('inTransaction with BEGIN pipelined (TRELLIS_DB_PIPELINE)', () => {
+    /** What the pooled connections send and when BEGIN is answered, in order. */
+    async function traced(pipeline: boolean | undefined, work: Parameters<typeof inTransaction>[1]): Promise<{ events: string[]; error?: unknown }> {
+      const opened = await openDatabase({ url: db.url, dataDir: ':memory:', poolSize: 1, logging: false, pipeline }, silentLogger);
+      const events: string[] = [];
+      const original = Client.prototype.query;
+      const word = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string })?.text ?? '')).trim().split(/\s+/).slice(0, 2).join(' ');
+      Client.prototype.query = function (this: Client, ...args: unknown[]) {
+        const what = word(args[0]);
+        events.push(`sent ${what}`);
+        const answer = (original as (...a: unknown[]) => unknown).apply(this, args);
+        if (what === 'START TRANSACTION' && answer instanceof Promise) {
+          answer.then(
+            () => events.push('answered START TRANSACTION'),
+            () => events.push('failed START TRANSACTION'),
+          );
+        }
+        return answer;
+      } as typeof Client.prototype.query;
+      try {
+        await inTransaction(opened.dataSource, work);
+        return { events };
+      } catch (error) {
+        return { events, error };
+      } finally {
+        Client.prototype.query = original;
+        await opened.close();
+      }
+    }
+    const count = async (consumer: string) =>
+      (await db.dataSource.query('SELECT count(*)::int AS n FROM processed_messages WHERE consumer = $1', [consumer]))[0].n;
+
+    it('sends the first statement before BEGIN is answered, and it runs inside the transaction', async () => {
+      const { events, error } = await traced(undefined, async (m) => {
+        await m.query('INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())', ['piped', randomUUID()]);
+        throw new Error('undo it');
+      });
+      expect((error as Error).message).toBe('undo it');
+      expect(events.slice(0, 3)).toEqual(['sent START TRANSACTION', 'sent INSERT INTO', 'answered START TRANSACTION']);
+      expect(events).toContain('sent ROLLBACK');
+      // rolled back with the transaction: the INSERT did not run on its own
+      expect(await count('piped')).toBe(0);
+    });
+
+    it('commits what the transaction wrote, and its after-commit hooks run', async () => {
+      let committed = 0;
+      const { events, error } = await traced(undefined, async (m) => {
+        await m.query('INSERT INTO processed_messages (consumer, message_id, processed_at) VALUES ($1, $2, now())', ['piped-ok', randomUUID()]);
+        afterCommit(m, () => committed++);
+      });
+      expect(error).toBeUndefined();
+      expect(events.filter((e) => e.startsWith('sent'))).toEqual(['sent START TRANSACTION', 'sent INSERT INTO', 'sent COMMIT']);
+      expect(committed).toBe(1);
+      expect(await count('piped-ok')).toBe(1);
+    });
+
+    it('waits for BEGIN when TRELLIS_DB_PIPELINE is false', async () => {
+      const { events, error } = await traced(false, async (m) => {
+        await m.query('SELECT 1');
+      });
+      expect(error).toBeUndefined();
+      expect(events.slice(0, 3)).toEqual(['sent START TRANSACTION', 'answered START TRANSACTION', 'sent SELECT 1']);
     });
   });
 

@@ -6,6 +6,7 @@ describe('loadConfig', () => {
     expect(c.database.url).toBeNull();
     expect(c.database.dataDir).toBe('./data');
     expect(c.database.preparedStatements).toBe(true);
+    expect(c.database.pipeline).toBe(true);
     expect(c.amqp.url).toBeNull();
     expect(c.http.port).toBe(8777);
     expect(c.ops).toEqual({ host: '127.0.0.1', port: null, metrics: true });
@@ -47,6 +48,7 @@ describe('loadConfig', () => {
     [{ TRELLIS_METRICS: 'sometimes' }, 'TRELLIS_METRICS must be true or false'],
     [{ TRELLIS_DB_LOGGING: 'maybe' }, 'TRELLIS_DB_LOGGING must be true or false'],
     [{ TRELLIS_DB_PREPARED_STATEMENTS: 'perhaps' }, 'TRELLIS_DB_PREPARED_STATEMENTS must be true or false'],
+    [{ TRELLIS_DB_PIPELINE: 'sometimes' }, 'TRELLIS_DB_PIPELINE must be true or false'],
     [{ OS_COMPUTE_API_VERSION: '3' }, 'OS_COMPUTE_API_VERSION must look like 2.X'],
     [{ TRELLIS_RETAIN_EVENTS_DAYS: '30d' }, 'TRELLIS_RETAIN_EVENTS_DAYS must be a whole number'],
     [{ TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS: '-1' }, 'TRELLIS_RETAIN_PROCESSED_MESSAGES_DAYS must be between 0 and 36500'],

@@ -62,6 +62,8 @@ export interface TrellisConfig {
     logging: boolean;
     /** named prepared statements on the hot paths (real PostgreSQL only); default true */
     preparedStatements?: boolean;
+    /** BEGIN sent without waiting, the first statement behind it (pg pipeline mode; real PostgreSQL only); default true */
+    pipeline?: boolean;
   };
   amqp: { url: string | null; prefetch: number; deliveryLimit: number };
   /** the real cloud; when authUrl and cloud are both null the built-in simulator is used */
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       poolSize: int(env, 'TRELLIS_DB_POOL_SIZE', 10, 1, 200),
       logging: bool(env, 'TRELLIS_DB_LOGGING', false),
       preparedStatements: bool(env, 'TRELLIS_DB_PREPARED_STATEMENTS', true),
+      pipeline: bool(env, 'TRELLIS_DB_PIPELINE', true),
     },
     amqp: {
       url: urlList(env, 'AMQP_URL', ['amqp', 'amqps']),

@@ -16,6 +16,7 @@ import {
 } from './pglite-template';
 import { QueryLogger } from './query-logger';
 import { usePreparedStatements } from './prepared';
+import { usePipelinedBegin } from './transaction';
 import { ALL_MIGRATIONS } from './migrations';
 
 export type DatabaseSettings = TrellisConfig['database'];
@@ -149,7 +150,12 @@ async function openPostgres(url: string, settings: DatabaseSettings, logger: Log
     poolSize: settings.poolSize,
     // Every transaction is READ COMMITTED (inTransaction), whatever the server's default: set once per
     // connection here rather than with a SET TRANSACTION statement (one more round trip) in each.
-    extra: { options: '-c default_transaction_isolation=read\\ committed' },
+    extra: {
+      options: '-c default_transaction_isolation=read\\ committed',
+      // pg's pipeline mode: a query is written before the previous one is answered, which only
+      // inTransaction's BEGIN uses (every other caller awaits each statement)
+      ...(settings.pipeline !== false ? { pipeline: true } : {}),
+    },
   });
   try {
     await dataSource.initialize();
@@ -163,6 +169,7 @@ async function openPostgres(url: string, settings: DatabaseSettings, logger: Log
     throw new Error(`database migrations failed on ${shown}: ${describeError(e)}`, { cause: e });
   }
   if (settings.preparedStatements !== false) usePreparedStatements(dataSource);
+  if (settings.pipeline !== false) usePipelinedBegin(dataSource);
   let closed = false;
   return {
     dataSource,
