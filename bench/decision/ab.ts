@@ -1,5 +1,5 @@
 /**
- * Wall-clock A/B of evaluate() in one process (BENCHMARKS.md, "decision", Sessions 9 and 10): two
+ * Wall-clock A/B of evaluate() in one process (docs/benchmarks-history.md, "decision", Sessions 9 and 10): two
  * builds of libs/policies loaded side by side, blocks of calls alternating between them, each call
  * on a fresh JSON.parse of the decision benchmark's summarised snapshot (parsed untimed), timed with
  * process.hrtime.bigint() as the benchmark does. Both builds must make the same decision (digest).

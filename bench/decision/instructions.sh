@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions per evaluate() call, counted by callgrind (BENCHMARKS.md, "decision", Session 10).
+# Instructions per evaluate() call, counted by callgrind (docs/benchmarks-history.md, "decision", Session 10).
 #   bench/decision/instructions.sh [--root DIR] [--warmup N] [--settle N] [--m1 M1] [--m2 M2] [--parse-only] SCENARIO...
 # For each scenario (nodes:chain:op, e.g. 10:full:in-1) runs dist/bench/decision/instructions.js of
 # DIR (default: this checkout, built) under callgrind twice, with M1 and M2 counted calls, and prints

@@ -1,7 +1,7 @@
 /**
  * Instructions per decision, counted by valgrind, for the fixed cost of one `evaluate()` (issue 15
  * point 3). Wall-clock A/B on this shared machine has misled earlier sessions; an instruction count
- * does not depend on the load. See BENCHMARKS.md, "decision", Session 10, and instructions.sh,
+ * does not depend on the load. See docs/benchmarks-history.md, "decision", Session 10, and instructions.sh,
  * which runs this under callgrind.
  *
  *   node dist/bench/decision/instructions.js --scenario 10:full:in-1 [--warmup 20000] [--settle 300] [--calls 1000] [--parse-only]
