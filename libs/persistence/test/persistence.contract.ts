@@ -585,6 +585,33 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           expect(all.sort()).toEqual((await inIdOrder()).sort());
         });
 
+        it('keeps rows it could not release behind a failed row, and tries again after retryBaseMs, not at once', async () => {
+          const { flaky, published } = await withFlakyBroker(2, 1, 1, { retryBaseMs: 100, retryMaxMs: 100 });
+          await waitFor(async () => (await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky })).attempts === 1);
+          // the failed row stays leased for a while, and releasing rows to polling fails for 500 ms
+          await ds.query(`UPDATE outbox SET claimed_until = clock_timestamp() + interval '800 milliseconds' WHERE message_id = $1`, [flaky]);
+          let refused = 0;
+          const until = Date.now() + 500;
+          const original = ds.query.bind(ds);
+          const spy = jest.spyOn(ds, 'query').mockImplementation((...args: Parameters<DataSource['query']>) => {
+            if (Date.now() < until && /^UPDATE outbox SET claimed_until = NULL/.test(args[0])) {
+              refused++;
+              return Promise.reject(new Error('connection lost'));
+            }
+            return original(...args);
+          });
+          try {
+            await inTransaction(ds, (tx) => addAllToOutbox(tx, [message(), message()]));
+            await waitFor(async () => (await outboxStats(ds)).pending === 0);
+          } finally {
+            spy.mockRestore();
+          }
+          expect(published).toEqual(await inIdOrder());
+          expect(published).toHaveLength(4);
+          expect(refused).toBeGreaterThanOrEqual(1);
+          expect(refused).toBeLessThanOrEqual(10); // about one every 100 ms, not one per turn of the loop
+        });
+
         it('still polls on time while handed-over rows keep coming', async () => {
           const published: string[] = [];
           relay(

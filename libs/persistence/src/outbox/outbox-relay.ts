@@ -194,6 +194,7 @@ export class OutboxRelay {
   private async run(): Promise<void> {
     while (this.running) {
       let more = false;
+      let erred = false;
       try {
         await this.cleanupIfDue();
         if (this.toMark.length > 0 && (Date.now() >= this.markDueAt || this.toMark.length >= this.batchSize)) {
@@ -210,13 +211,20 @@ export class OutboxRelay {
         }
       } catch (e) {
         this.logger.warn('outbox relay round failed', { error: errorMessage(e) });
+        erred = true;
       }
       if (!this.running) break;
       const pause = this.pausedUntil - Date.now();
-      if (pause > 0) {
-        await this.sleep(pause, false);
+      const toRelease = this.behindFailure && this.handed.length > 0;
+      if (toRelease && erred) {
+        // releasing them failed: again after retryBaseMs (or the pause), not at once
+        await this.sleep(Math.max(pause, this.retryBaseMs), 'stop');
+      } else if (toRelease) {
+        continue; // released before any pause: their hand-over lease may end first
+      } else if (pause > 0) {
+        await this.sleep(pause, 'release');
       } else if (!more && !this.kicked && this.handed.length === 0) {
-        await this.sleep(Math.max(0, Math.min(this.nextPollAt, this.markDueAt) - Date.now()), true);
+        await this.sleep(Math.max(0, Math.min(this.nextPollAt, this.markDueAt) - Date.now()), 'any');
       }
     }
   }
@@ -306,8 +314,12 @@ export class OutboxRelay {
     }
   }
 
-  /** Sleeps `ms`, or until stop() (and kick() when `wakeOnKick`). */
-  private sleep(ms: number, wakeOnKick: boolean): Promise<void> {
+  /**
+   * Sleeps `ms`, or until stop(); with 'any' also until kick() or a hand-over, with 'release' until
+   * rows are handed over behind a failure (to release them to polling: a pause must not outlast
+   * their hand-over lease).
+   */
+  private sleep(ms: number, wakeOn: 'any' | 'release' | 'stop'): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -316,7 +328,7 @@ export class OutboxRelay {
       };
       const timer = setTimeout(done, ms);
       this.wake = () => {
-        if (wakeOnKick || !this.running || (this.behindFailure && this.handed.length > 0)) done();
+        if (!this.running || wakeOn === 'any' || (wakeOn === 'release' && this.behindFailure && this.handed.length > 0)) done();
       };
     });
   }
