@@ -533,6 +533,85 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           expect(published).toEqual(messages.map((m) => m.messageId));
         });
 
+        /** The message ids in the outbox, in id order (the order they must be published in). */
+        const inIdOrder = async (): Promise<string[]> =>
+          (await ds.query('SELECT message_id FROM outbox ORDER BY id')).map((r: { message_id: string }) => r.message_id);
+
+        it('publishes nothing written during a failed row’s pause ahead of it, handed over or polled, and more than a batch at once', async () => {
+          // batchSize 2: the failed row and the rows behind it are more than one polling round takes,
+          // and the next poll is 10 minutes away
+          const { flaky, published } = await withFlakyBroker(5, 1, 1, { retryBaseMs: 500, retryMaxMs: 500, batchSize: 2 });
+          await waitFor(async () => (await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky })).attempts === 1);
+          // inside the 500 ms pause: two transactions of this process (handed over on commit) and,
+          // between them, a row only polling finds (another process's)
+          await inTransaction(ds, (tx) => addAllToOutbox(tx, [message(), message()]));
+          const foreign = message();
+          await ds.query(
+            `INSERT INTO outbox (exchange, routing_key, message_id, payload, headers, created_at) VALUES ($1, $2, $3, '{}'::jsonb, '{}'::jsonb, now())`,
+            [foreign.exchange, foreign.routingKey, foreign.messageId],
+          );
+          await inTransaction(ds, (tx) => addToOutbox(tx, message()));
+          await waitFor(async () => (await outboxStats(ds)).pending === 0);
+          expect(published).toEqual(await inIdOrder());
+          expect(published).toHaveLength(9);
+        });
+
+        it('publishes nothing handed over while a failed row is held past the pause ahead of it, and all once its lease ends', async () => {
+          // the failed row's lease outlasts the relay's pause (as when another relay holds it): rows
+          // handed over meanwhile wait behind it, and go in id order once it is published
+          const { flaky, published } = await withFlakyBroker(3, 1, 1, { retryBaseMs: 150, retryMaxMs: 150 });
+          await waitFor(async () => (await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky })).attempts === 1);
+          await ds.query(`UPDATE outbox SET claimed_until = clock_timestamp() + interval '1500 milliseconds' WHERE message_id = $1`, [flaky]);
+          await new Promise((r) => setTimeout(r, 300)); // past the relay's pause, inside the lease
+          await inTransaction(ds, (tx) => addAllToOutbox(tx, [message(), message()]));
+          await inTransaction(ds, (tx) => addToOutbox(tx, message()));
+          await waitFor(async () => (await outboxStats(ds)).pending === 0);
+          expect(published).toEqual(await inIdOrder());
+          expect(published).toHaveLength(6);
+        });
+
+        it('releases rows handed over during a pause longer than their lease to polling at once: published once, not again after the pause', async () => {
+          // another process's relay, polling only (the rows of `ds` are handed over to the relay started last)
+          const others: string[] = [];
+          relay(async (m) => void others.push(m.messageId), { pollIntervalMs: 20 }).start();
+          const { flaky, published } = await withFlakyBroker(2, 1, 1, { retryBaseMs: 2500, retryMaxMs: 2500, handoffLeaseMs: 1000 });
+          await waitFor(async () => (await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky })).attempts === 1);
+          const later = [message(), message()];
+          await inTransaction(ds, (tx) => addAllToOutbox(tx, later)); // handed over inside the pause
+          await waitFor(async () => (await outboxStats(ds)).pending === 0);
+          await waitFor(async () => published.length + others.length >= 4);
+          await new Promise((r) => setTimeout(r, 300)); // whatever would be published twice, after the pause
+          const all = [...published, ...others];
+          expect(all.sort()).toEqual((await inIdOrder()).sort());
+        });
+
+        it('keeps rows it could not release behind a failed row, and tries again after retryBaseMs, not at once', async () => {
+          const { flaky, published } = await withFlakyBroker(2, 1, 1, { retryBaseMs: 100, retryMaxMs: 100 });
+          await waitFor(async () => (await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky })).attempts === 1);
+          // the failed row stays leased for a while, and releasing rows to polling fails for 500 ms
+          await ds.query(`UPDATE outbox SET claimed_until = clock_timestamp() + interval '800 milliseconds' WHERE message_id = $1`, [flaky]);
+          let refused = 0;
+          const until = Date.now() + 500;
+          const original = ds.query.bind(ds);
+          const spy = jest.spyOn(ds, 'query').mockImplementation((...args: Parameters<DataSource['query']>) => {
+            if (Date.now() < until && /^UPDATE outbox SET claimed_until = NULL/.test(args[0])) {
+              refused++;
+              return Promise.reject(new Error('connection lost'));
+            }
+            return original(...args);
+          });
+          try {
+            await inTransaction(ds, (tx) => addAllToOutbox(tx, [message(), message()]));
+            await waitFor(async () => (await outboxStats(ds)).pending === 0);
+          } finally {
+            spy.mockRestore();
+          }
+          expect(published).toEqual(await inIdOrder());
+          expect(published).toHaveLength(4);
+          expect(refused).toBeGreaterThanOrEqual(1);
+          expect(refused).toBeLessThanOrEqual(10); // about one every 100 ms, not one per turn of the loop
+        });
+
         it('still polls on time while handed-over rows keep coming', async () => {
           const published: string[] = [];
           relay(

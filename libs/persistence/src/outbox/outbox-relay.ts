@@ -61,6 +61,14 @@ const COLUMNS = 'id, exchange, routing_key, message_id, type, correlation_id, pa
  * of the failed one within the batch); the failed row records attempts and last_error and waits with
  * exponential backoff, and the relay pauses as long before its next round. Rows published longer
  * than `retentionMs` ago are deleted on `cleanupIntervalMs`.
+ *
+ * Order behind a failed row (docs/RELIABILITY.md §3): this relay publishes no row with a higher id
+ * than a row whose publish it saw fail before that row is published (by it or any relay). Rows
+ * handed over meanwhile are released to polling at once (`behindFailure`) and polling publishes in
+ * id order, holding back what is behind the failed row while that row is leased. The wait is bounded
+ * by the lease rules: when another relay holds the failed row, this one looks again every
+ * `retryBaseMs` and takes the row itself once that relay's lease runs out. Other relays do not know
+ * of the failure; they skip the leased row and may publish rows behind it (order is per relay).
  */
 export class OutboxRelay {
   private readonly batchSize: number;
@@ -89,11 +97,20 @@ export class OutboxRelay {
   private pausedUntil = 0;
   private nextCleanupAt = 0;
   /**
-   * The row whose publish failed last, until a round claims it again: no round publishes a row
-   * behind it before it (their order), and a round that finds it still leased looks again soon
-   * instead of after pollIntervalMs.
+   * The row whose publish failed last, until a round claims it again (or finds it published or
+   * gone): no round publishes a row behind it before it (their order), and a round that finds it
+   * still leased looks again soon instead of after pollIntervalMs.
    */
   private retryId: bigint | null = null;
+  /**
+   * Set by a failed publish, until a polling round has published the failed row and every row
+   * released to polling behind it: meanwhile rows handed over are released to polling too (at once,
+   * even during the pause) instead of being published, so that they go after the failed row, in id
+   * order. Polling keeps that order (it claims in id order and publishes nothing behind the failed row
+   * before it); publishing them directly would put them ahead of it, or ahead of rows released behind
+   * it that a round has not reached yet.
+   */
+  private behindFailure = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -139,7 +156,8 @@ export class OutboxRelay {
     this.wake?.();
     await this.loop;
     this.loop = null;
-    while (this.handed.length > 0 && Date.now() >= this.pausedUntil) {
+    // (behind a failure they are released to polling, which needs no pause to end)
+    while (this.handed.length > 0 && (this.behindFailure || Date.now() >= this.pausedUntil)) {
       try {
         await this.publishHanded();
       } catch (e) {
@@ -169,12 +187,14 @@ export class OutboxRelay {
   private take(rows: OutboxRow[]): void {
     if (!this.running) return; // stopped: the rows' lease runs out and polling publishes them
     for (const row of rows) this.handed.push(row);
+    // behind a failure this wakes the relay even during its pause, to release them to polling
     this.wake?.();
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       let more = false;
+      let erred = false;
       try {
         await this.cleanupIfDue();
         if (this.toMark.length > 0 && (Date.now() >= this.markDueAt || this.toMark.length >= this.batchSize)) {
@@ -191,13 +211,20 @@ export class OutboxRelay {
         }
       } catch (e) {
         this.logger.warn('outbox relay round failed', { error: errorMessage(e) });
+        erred = true;
       }
       if (!this.running) break;
       const pause = this.pausedUntil - Date.now();
-      if (pause > 0) {
-        await this.sleep(pause, false);
+      const toRelease = this.behindFailure && this.handed.length > 0;
+      if (toRelease && erred) {
+        // releasing them failed: again after retryBaseMs (or the pause), not at once
+        await this.sleep(Math.max(pause, this.retryBaseMs), 'stop');
+      } else if (toRelease) {
+        continue; // released before any pause: their hand-over lease may end first
+      } else if (pause > 0) {
+        await this.sleep(pause, 'release');
       } else if (!more && !this.kicked && this.handed.length === 0) {
-        await this.sleep(Math.max(0, Math.min(this.nextPollAt, this.markDueAt) - Date.now()), true);
+        await this.sleep(Math.max(0, Math.min(this.nextPollAt, this.markDueAt) - Date.now()), 'any');
       }
     }
   }
@@ -206,9 +233,14 @@ export class OutboxRelay {
    * Publishes the rows handed over (a batch of them, in order); they are marked published together
    * (markPublished) within markDelayMs. A failed publish ends the batch: the failed row waits with
    * backoff like a polled one, and every row after it is released to polling, which keeps them in id
-   * order behind it. True when more handed-over rows are waiting.
+   * order behind it; so is every row handed over after it until polling has caught up
+   * (`behindFailure`). True when more handed-over rows are waiting.
    */
   private async publishHanded(): Promise<boolean> {
+    if (this.behindFailure) {
+      await this.releaseHanded();
+      return false;
+    }
     const batch = this.handed.splice(0, this.batchSize);
     const { published, failed } = await this.publishInOrder(batch, () => false);
     if (published.length > 0) {
@@ -216,17 +248,33 @@ export class OutboxRelay {
       for (const id of published) this.toMark.push(id);
     }
     if (failed) {
-      await this.markPublished();
-      const rest = [...batch.slice(published.length + 1), ...this.handed.splice(0)].map((r) => r.id);
+      // the rows after it go back first, so that they are released whatever fails below
+      this.handed = batch.slice(published.length + 1).concat(this.handed);
       await this.recordFailure(failed.row, failed.error);
-      if (rest.length > 0) {
-        await this.dataSource.query(
-          `UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`,
-          [rest],
-        );
-      }
+      await this.markPublished();
+      await this.releaseHanded();
     }
     return this.handed.length > 0;
+  }
+
+  /**
+   * Releases every row handed over and not published to polling (ends their hand-over lease), and
+   * has the next round look for them. Rows it could not release stay handed over, to be released
+   * next time.
+   */
+  private async releaseHanded(): Promise<void> {
+    const rows = this.handed.splice(0);
+    if (rows.length === 0) return;
+    try {
+      await this.dataSource.query(
+        `UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`,
+        [rows.map((r) => r.id)],
+      );
+    } catch (e) {
+      this.handed = rows.concat(this.handed);
+      throw e;
+    }
+    this.kicked = true;
   }
 
   /**
@@ -266,8 +314,12 @@ export class OutboxRelay {
     }
   }
 
-  /** Sleeps `ms`, or until stop() (and kick() when `wakeOnKick`). */
-  private sleep(ms: number, wakeOnKick: boolean): Promise<void> {
+  /**
+   * Sleeps `ms`, or until stop(); with 'any' also until kick() or a hand-over, with 'release' until
+   * rows are handed over behind a failure (to release them to polling: a pause must not outlast
+   * their hand-over lease).
+   */
+  private sleep(ms: number, wakeOn: 'any' | 'release' | 'stop'): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -276,7 +328,7 @@ export class OutboxRelay {
       };
       const timer = setTimeout(done, ms);
       this.wake = () => {
-        if (wakeOnKick || !this.running) done();
+        if (!this.running || wakeOn === 'any' || (wakeOn === 'release' && this.behindFailure && this.handed.length > 0)) done();
       };
     });
   }
@@ -295,7 +347,11 @@ export class OutboxRelay {
     );
     const claimed = changedRows<OutboxRow>(result).sort(byId);
     const ready = await this.inOrderBehindRetry(claimed);
-    if (claimed.length === 0) return false;
+    if (claimed.length === 0) {
+      // nothing left to poll: the failed row is published (by anyone) and every row behind it too
+      if (this.retryId === null) this.behindFailure = false;
+      return false;
+    }
 
     // stop well before the lease runs out, so no other relay can be publishing the same row
     const { published, failed } = await this.publishInOrder(ready, () => Date.now() - claimedAt > this.claimMs * 0.8);
@@ -317,8 +373,15 @@ export class OutboxRelay {
         `UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`,
         [untouched],
       );
+    } else if (failed === null && this.retryId === null && claimed.length < this.batchSize) {
+      // less than a batch, all published: polling has caught up with the rows behind the failed one
+      this.behindFailure = false;
     }
-    return failed === null && claimed.length === this.batchSize;
+    const more = failed === null && claimed.length === this.batchSize;
+    // a full batch: the next round at once, not after pollIntervalMs (the rows released behind a
+    // failed row may be many, and rows handed over wait for them)
+    if (more) this.kicked = true;
+    return more;
   }
 
   /**
@@ -348,13 +411,15 @@ export class OutboxRelay {
   private async recordFailure(row: OutboxRow, error: unknown): Promise<void> {
     const delayMs = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** Math.min(row.attempts, 30));
     const message = errorMessage(error).slice(0, 2000);
+    // before the UPDATE: should it fail, the row keeps the lease it has, and the order holds all the same
+    this.retryId = BigInt(row.id);
+    this.behindFailure = true;
     await this.dataSource.query(
       `UPDATE outbox
           SET attempts = attempts + 1, last_error = $2, claimed_until = clock_timestamp() + make_interval(secs => $3)
         WHERE id = $1`,
       [row.id, message, delayMs / 1000],
     );
-    this.retryId = BigInt(row.id);
     // + 1: the lease ends on the database's clock at the UPDATE's time + delayMs; Date.now() counts
     // whole milliseconds, so without it the pause could end up to 1 ms before the lease does
     this.pausedUntil = Date.now() + delayMs + 1;
