@@ -124,11 +124,14 @@ describe('evaluate(): built-in hooks replace the values of action.data, never ch
     fc.constant(null),
   );
   const data = fc.record({ deletion: value, creation: value, placement: value, hooks: value, other: value }, { requiredKeys: [] });
-  const withData = fc.record({ input: preOpSnapshot({
-    nodes: fc.array(node, { maxLength: 30 }),
-    policies: policyChains([scaling, zonePolicy, affinity, deletion], [scaling, scaling, zonePolicy, deletion], [affinity, zonePolicy], [zonePolicy, deletion]),
-    action: clusterAction(count, fc.record({ action: fc.constantFrom('NODE_DELETE', 'NODE_CREATE'), target: fc.constantFrom('n1', 'n2') })),
-  }), data });
+  const withData = fc.record({
+    input: preOpSnapshot({
+      nodes: fc.array(node, { maxLength: 30 }),
+      policies: policyChains([scaling, zonePolicy, affinity, deletion], [scaling, scaling, zonePolicy, deletion], [affinity, zonePolicy], [zonePolicy, deletion]),
+      action: clusterAction(count, fc.record({ action: fc.constantFrom('NODE_DELETE', 'NODE_CREATE'), target: fc.constantFrom('n1', 'n2') })),
+    }),
+    data,
+  });
 
   const deepFreeze = (v: unknown): unknown => {
     if (v !== null && typeof v === 'object') {
@@ -177,5 +180,4 @@ describe('evaluate(): built-in hooks replace the values of action.data, never ch
       DeletionPolicy.prototype.preOp = original;
     }
   });
-});
 });
