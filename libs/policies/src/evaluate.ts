@@ -137,7 +137,8 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   // One zone index for the decision, shared by the hooks and the plan. Only built-in policies run
   // with it: they never change the snapshot, whereas a plugin's hook might move a node between zones.
   const zones = builtinOnly ? new DecisionIndex(cluster.nodes) : undefined;
-  const chain = runChain(bindings, when, action, { cluster, cloud, random, now, maxNodesPerCluster, zones });
+  // built-in hooks replace the values of action.data they change: no copies to catch in-place changes
+  const chain = runChain(bindings, when, action, { cluster, cloud, random, now, maxNodesPerCluster, zones, replacesDataValues: builtinOnly });
   const plan =
     hook === 'pre_op'
       ? buildPolicyPlan({ action, cluster, status: chain.status, reason: chain.reason, random, maxNodesPerCluster, zones })

@@ -44,12 +44,16 @@ export function pickVictimsByZone(
 ): string[] {
   const names = sortedKeys(zones);
   const byZone = index?.nodesIn(names) ?? nodesInZones(nodes, names);
-  const victims: string[] = [];
-  for (const zone of names) {
+  let victims: string[] | null = null;
+  for (let j = 0; j < names.length; j++) {
+    const zone = names[j];
     const count = Number(zones[zone]);
     if (!(count > 0)) continue;
     if (cluster) requireListed(cluster, zone, byZone.get(zone) ?? [], count, victimOrder(criteria));
-    for (const id of pickVictims(byZone.get(zone) ?? [], count, criteria, random)) victims.push(id);
+    const picked = pickVictims(byZone.get(zone) ?? [], count, criteria, random);
+    // the first zone's list (a fresh array) is the start of the result: one copy fewer
+    if (victims === null) victims = picked;
+    else for (let i = 0; i < picked.length; i++) victims.push(picked[i]);
   }
-  return victims;
+  return victims ?? [];
 }

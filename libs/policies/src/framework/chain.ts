@@ -35,6 +35,13 @@ export interface ChainContext {
   maxNodesPerCluster: number;
   /** handed to every hook (HookContext.zones) */
   zones?: DecisionIndex;
+  /**
+   * Every hook of the chain replaces a value of `action.data` it changes and never changes one in
+   * place (the built-in types: evaluate() says so for a chain of built-in policies only). The chain
+   * then keeps no shallow copy of the values to catch an in-place change: a value it still finds
+   * under its key is unchanged (evaluate.fast-path.spec.ts holds the built-in types to it).
+   */
+  replacesDataValues?: boolean;
 }
 
 export interface ChainResult {
@@ -100,7 +107,7 @@ export function runChain(bindings: readonly ChainBinding[], when: When, action: 
       continue;
     }
 
-    const before = snapshotTopLevel(data);
+    const before = snapshotTopLevel(data, ctx.replacesDataValues !== true);
     const hookCtx: HookContext = {
       action,
       cluster: ctx.cluster,
@@ -188,14 +195,15 @@ interface TopLevelSnapshot {
   shallow: Array<Record<string, unknown> | undefined>;
 }
 
-function snapshotTopLevel(data: ActionData): TopLevelSnapshot {
+/** The keys and values of action.data; with `copies`, a shallow copy of each plain-object value too. */
+function snapshotTopLevel(data: ActionData, copies: boolean): TopLevelSnapshot {
   const keys = Object.keys(data);
   const values = new Array<unknown>(keys.length);
   const shallow = new Array<Record<string, unknown> | undefined>(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const v = data[keys[i]];
     values[i] = v;
-    shallow[i] = v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : undefined;
+    shallow[i] = copies && v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : undefined;
   }
   return { keys, values, shallow };
 }

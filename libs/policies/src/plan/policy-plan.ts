@@ -190,8 +190,21 @@ function nonNegativeInt(v: unknown): number | undefined {
   return n !== undefined && n >= 0 ? n : undefined;
 }
 
+/**
+ * `v.map(String)` for a list, else []. A list of strings (the deletion policy's candidates: 100 of
+ * them in a 1,000-node scale-in by 10 %) is copied by a loop: String() of a string is that string.
+ * Anything else (a hole, a non-string, an Array subclass) takes map itself.
+ */
 function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.map(String) : [];
+  if (!Array.isArray(v)) return [];
+  if (Object.getPrototypeOf(v) !== Array.prototype) return v.map(String);
+  const out = new Array<string>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const s: unknown = v[i];
+    if (typeof s !== 'string' || !(i in v)) return v.map(String);
+    out[i] = s;
+  }
+  return out;
 }
 
 function applyDeletionFlags(plan: PolicyPlan, deletion: Record<string, unknown> | undefined): void {
@@ -220,13 +233,18 @@ function chooseVictims(
   }
   const names = sortedKeys(zones);
   const byZone = index?.nodesIn(names) ?? nodesInZones(cluster.nodes, names);
-  const victims: string[] = [];
-  for (const zone of names) {
+  let victims: string[] | null = null;
+  for (let j = 0; j < names.length; j++) {
+    const zone = names[j];
     const n = nonNegativeInt(zones[zone]) ?? 0;
-    if (n > 0) requireListed(cluster, zone, byZone.get(zone) ?? [], n, 'youngest');
-    if (n > 0) for (const id of nodesByAge(byZone.get(zone) ?? [], n, false)) victims.push(id);
+    if (!(n > 0)) continue;
+    requireListed(cluster, zone, byZone.get(zone) ?? [], n, 'youngest');
+    const picked = nodesByAge(byZone.get(zone) ?? [], n, false);
+    // the first zone's list (a fresh array) is the start of the result: one copy fewer
+    if (victims === null) victims = picked;
+    else for (let i = 0; i < picked.length; i++) victims.push(picked[i]);
   }
-  return victims;
+  return victims ?? [];
 }
 
 function toDeletes(cluster: ClusterSnapshot, ids: readonly string[], index: ZoneIndex | null = null): PlannedDelete[] {

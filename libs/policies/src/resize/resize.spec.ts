@@ -124,6 +124,15 @@ describe('victim selection (§3.5)', () => {
   it('puts error, warning and tainted nodes first, then never-created ones', () => {
     expect(filterErrorNodes(nodes).bad).toEqual(['err', 'tainted', 'never']);
   });
+  it('gives the good nodes in list order, the list itself when every node is good', () => {
+    expect(filterErrorNodes(nodes).good.map((n) => n.id)).toEqual(['old', 'new', 'mid']);
+    const good = [nodes[0], nodes[2], nodes[4]];
+    expect(filterErrorNodes(good)).toEqual({ bad: [], good });
+    expect(filterErrorNodes(good).good).toBe(good);
+    expect(filterErrorNodes([nodes[1], ...good]).good).toEqual(good);
+    expect(filterErrorNodes([...good, nodes[3]]).good).toEqual(good);
+    expect(filterErrorNodes([])).toEqual({ bad: [], good: [] });
+  });
   it.each([
     [1, true, ['err']],
     [4, true, ['err', 'tainted', 'never', 'old']],

@@ -3,18 +3,28 @@ import { RandomSource, randrange } from '../framework/random';
 
 /** Victim selection (senlin-behaviour §3.5); results are node ids. */
 
-/** Bad nodes (ERROR, WARNING or tainted, then never created) in list order, and the good ones. */
-export function filterErrorNodes(nodes: readonly NodeSnapshot[]): { bad: string[]; good: NodeSnapshot[] } {
+/**
+ * Bad nodes (ERROR, WARNING or tainted, then never created) in list order, and the good ones: `nodes`
+ * itself when every node is good (a summarised cluster lists its victims and seldom a bad node; the
+ * copy of every listed node was most of this function's cost).
+ */
+export function filterErrorNodes(nodes: readonly NodeSnapshot[]): { bad: string[]; good: readonly NodeSnapshot[] } {
   const bad: string[] = [];
-  const notCreated: string[] = [];
-  const good: NodeSnapshot[] = [];
-  for (const n of nodes) {
+  let notCreated: string[] | null = null;
+  let good: NodeSnapshot[] | null = null;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
     if (n.status === 'ERROR' || n.status === 'WARNING' || n.tainted === true) bad.push(n.id);
-    else if (n.created_at === null || n.created_at === undefined) notCreated.push(n.id);
-    else good.push(n);
+    else if (n.created_at === null || n.created_at === undefined) (notCreated ??= []).push(n.id);
+    else {
+      if (good !== null) good.push(n);
+      continue;
+    }
+    // the first bad node: the good ones so far are the nodes before it
+    good ??= nodes.slice(0, i);
   }
-  for (const id of notCreated) bad.push(id);
-  return { bad, good };
+  if (notCreated !== null) for (let i = 0; i < notCreated.length; i++) bad.push(notCreated[i]);
+  return { bad, good: good ?? nodes };
 }
 
 /**
@@ -118,12 +128,13 @@ export function timestampMillis(v: string | null | undefined): number {
 const time = timestampMillis;
 
 /**
- * The `wanted` first nodes of `nodes` ordered by key (ascending, or descending when `last`), ties by
- * list position (reversed with `last`): the same result as a stable sort read from either end.
+ * Appends to `out` the ids of the `wanted` first nodes of `nodes` ordered by key (ascending, or
+ * descending when `last`), ties by list position (reversed with `last`): the same result as a stable
+ * sort read from either end. Appended, not returned: the caller's list (the bad nodes) is the result.
  */
-function pick(nodes: readonly NodeSnapshot[], key: (n: NodeSnapshot) => number, wanted: number, last: boolean): string[] {
+function pick(nodes: readonly NodeSnapshot[], key: (n: NodeSnapshot) => number, wanted: number, last: boolean, out: string[]): void {
   const n = Math.min(wanted, nodes.length);
-  if (n <= 0) return [];
+  if (n <= 0) return;
   if (n === 1) {
     // one victim (a scale-in by 1 takes one per zone at most): a scan, without the typed arrays
     let best = 0;
@@ -136,7 +147,10 @@ function pick(nodes: readonly NodeSnapshot[], key: (n: NodeSnapshot) => number, 
         bestKey = k;
       }
     }
-    if (!Number.isNaN(bestKey)) return [nodes[best].id];
+    if (!Number.isNaN(bestKey)) {
+      out.push(nodes[best].id);
+      return;
+    }
   }
   const keys = new Float64Array(nodes.length);
   let min = Infinity;
@@ -151,7 +165,8 @@ function pick(nodes: readonly NodeSnapshot[], key: (n: NodeSnapshot) => number, 
   }
   // a few nodes (a zone's share of a small cluster) are placed one by one: packing costs more
   const order = integral && nodes.length > 32 ? pickPacked(keys, min, max, n, last) : null;
-  return (order ?? pickCompared(keys, n, last)).map((i) => nodes[i].id);
+  const chosen = order ?? pickCompared(keys, n, last);
+  for (let i = 0; i < chosen.length; i++) out.push(nodes[chosen[i]].id);
 }
 
 /**
@@ -230,7 +245,7 @@ function pickCompared(keys: Float64Array, n: number, last: boolean): number[] {
 export function nodesByAge(nodes: readonly NodeSnapshot[], count: number, oldFirst: boolean): string[] {
   const { bad, good } = filterErrorNodes(nodes);
   if (count <= bad.length) return bad.slice(0, Math.max(0, count));
-  for (const id of pick(good, (n) => time(n.created_at), count - bad.length, !oldFirst)) bad.push(id);
+  pick(good, (n) => time(n.created_at), count - bad.length, !oldFirst, bad);
   return bad;
 }
 
@@ -238,7 +253,7 @@ export function nodesByAge(nodes: readonly NodeSnapshot[], count: number, oldFir
 export function nodesByProfileAge(nodes: readonly NodeSnapshot[], count: number): string[] {
   const { bad, good } = filterErrorNodes(nodes);
   if (count <= bad.length) return bad.slice(0, Math.max(0, count));
-  for (const id of pick(good, (n) => time(n.profile_created_at), count - bad.length, false)) bad.push(id);
+  pick(good, (n) => time(n.profile_created_at), count - bad.length, false, bad);
   return bad;
 }
 
