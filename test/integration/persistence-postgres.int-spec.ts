@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Socket } from 'node:net';
 import { Client } from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { statementName } from '../../libs/persistence/src/prepared';
@@ -180,10 +181,28 @@ describe('persistence on PostgreSQL only', () => {
 
   describe('inTransaction with BEGIN pipelined (TRELLIS_DB_PIPELINE)', () => {
     /** What the pooled connections send and when BEGIN is answered, in order. */
-    async function traced(pipeline: boolean | undefined, work: Parameters<typeof inTransaction>[1]): Promise<{ events: string[]; error?: unknown }> {
+    async function traced(
+      pipeline: boolean | undefined,
+      work: Parameters<typeof inTransaction>[1],
+      { writes = false } = {},
+    ): Promise<{ events: string[]; error?: unknown }> {
       const opened = await openDatabase({ url: db.url, dataDir: ':memory:', poolSize: 1, logging: false, pipeline }, silentLogger);
       const events: string[] = [];
       const original = Client.prototype.query;
+      // with `writes`, each time a socket hands bytes to the kernel (one system call each)
+      const socketProto = Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
+      const originalWrite = socketProto._write;
+      const originalWritev = socketProto._writev;
+      if (writes) {
+        socketProto._write = function (this: Socket, ...a: unknown[]) {
+          events.push('socket write');
+          return originalWrite.apply(this, a);
+        };
+        socketProto._writev = function (this: Socket, ...a: unknown[]) {
+          events.push('socket write');
+          return originalWritev.apply(this, a);
+        };
+      }
       const word = (q: unknown) => (typeof q === 'string' ? q : ((q as { text?: string })?.text ?? '')).trim().split(/\s+/).slice(0, 2).join(' ');
       Client.prototype.query = function (this: Client, ...args: unknown[]) {
         const what = word(args[0]);
@@ -204,6 +223,8 @@ describe('persistence on PostgreSQL only', () => {
         return { events, error };
       } finally {
         Client.prototype.query = original;
+        socketProto._write = originalWrite;
+        socketProto._writev = originalWritev;
         await opened.close();
       }
     }
@@ -232,6 +253,19 @@ describe('persistence on PostgreSQL only', () => {
       expect(events.filter((e) => e.startsWith('sent'))).toEqual(['sent START TRANSACTION', 'sent INSERT INTO', 'sent COMMIT']);
       expect(committed).toBe(1);
       expect(await count('piped-ok')).toBe(1);
+    });
+
+    it('writes BEGIN and the first statement to the socket together, in one write', async () => {
+      const { events, error } = await traced(
+        undefined,
+        async (m) => {
+          await m.query('SELECT 1');
+        },
+        { writes: true },
+      );
+      expect(error).toBeUndefined();
+      expect(events.slice(0, 3)).toEqual(['sent START TRANSACTION', 'sent SELECT 1', 'socket write']);
+      expect(events.indexOf('socket write', 3)).toBeGreaterThan(events.indexOf('answered START TRANSACTION'));
     });
 
     it('waits for BEGIN when TRELLIS_DB_PIPELINE is false', async () => {

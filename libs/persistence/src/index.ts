@@ -13,7 +13,7 @@ export {
 } from './database';
 export { runMigrationsLocked } from './migrate';
 export { TEMPLATE_MANIFEST, type PgliteTemplateManifest } from './pglite-template';
-export { inTransaction, isRetryableTransactionError, pipelinesBegin, sqlState, type TransactionOptions } from './transaction';
+export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
 export { afterCommit } from './after-commit';
 export { hotQuery, usePreparedStatements, usesPreparedStatements } from './prepared';
 export { isDatabaseUnavailable, untilDatabaseAnswers, type Queryable } from './unavailable';

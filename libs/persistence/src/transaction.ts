@@ -64,10 +64,6 @@ export function usePipelinedBegin(dataSource: DataSource): void {
   pipelining.add(dataSource);
 }
 
-export function pipelinesBegin(dataSource: DataSource): boolean {
-  return pipelining.has(dataSource);
-}
-
 interface PipelinedConnection {
   query(text: string): Promise<unknown>;
   /** pg's protocol connection and its socket */

@@ -1,6 +1,6 @@
 import { RandomSource } from '../framework/random';
 import { NodeSnapshot } from '../framework/types';
-import { nodesByAge, nodesByProfileAge, nodesByRandom, nodesInZones } from '../resize/victims';
+import { nodesByAge, nodesByProfileAge, nodesByRandom, nodesInZones, victimsOverZones } from '../resize/victims';
 import { ZoneIndex } from '../resize/zone-index';
 import { ClusterSnapshot, VictimOrder } from '../framework/types';
 import { requireListed } from '../framework/summary';
@@ -44,16 +44,10 @@ export function pickVictimsByZone(
 ): string[] {
   const names = sortedKeys(zones);
   const byZone = index?.nodesIn(names) ?? nodesInZones(nodes, names);
-  let victims: string[] | null = null;
-  for (let j = 0; j < names.length; j++) {
-    const zone = names[j];
+  return victimsOverZones(names, (zone) => {
     const count = Number(zones[zone]);
-    if (!(count > 0)) continue;
+    if (!(count > 0)) return null;
     if (cluster) requireListed(cluster, zone, byZone.get(zone) ?? [], count, victimOrder(criteria));
-    const picked = pickVictims(byZone.get(zone) ?? [], count, criteria, random);
-    // the first zone's list (a fresh array) is the start of the result: one copy fewer
-    if (victims === null) victims = picked;
-    else for (let i = 0; i < picked.length; i++) victims.push(picked[i]);
-  }
-  return victims ?? [];
+    return pickVictims(byZone.get(zone) ?? [], count, criteria, random);
+  });
 }

@@ -2,7 +2,7 @@ import { sortedKeys, withKeys } from '../framework/plain-data';
 import { RandomSource } from '../framework/random';
 import { ActionData, ClusterSnapshot, PolicyAction } from '../framework/types';
 import { checkSizeParams, parseResizeParams, readResizeParams } from '../resize/resize';
-import { nodeZone, nodesByAge, nodesByRandom, nodesInZones } from '../resize/victims';
+import { nodeZone, nodesByAge, nodesByRandom, nodesInZones, victimsOverZones } from '../resize/victims';
 import { DecisionIndex, ZoneIndex, zoneIndexFor } from '../resize/zone-index';
 import { pyStr } from '../schema/py-format';
 import { nodeCount, requireIds, requireListed } from '../framework/summary';
@@ -233,18 +233,12 @@ function chooseVictims(
   }
   const names = sortedKeys(zones);
   const byZone = index?.nodesIn(names) ?? nodesInZones(cluster.nodes, names);
-  let victims: string[] | null = null;
-  for (let j = 0; j < names.length; j++) {
-    const zone = names[j];
+  return victimsOverZones(names, (zone) => {
     const n = nonNegativeInt(zones[zone]) ?? 0;
-    if (!(n > 0)) continue;
+    if (!(n > 0)) return null;
     requireListed(cluster, zone, byZone.get(zone) ?? [], n, 'youngest');
-    const picked = nodesByAge(byZone.get(zone) ?? [], n, false);
-    // the first zone's list (a fresh array) is the start of the result: one copy fewer
-    if (victims === null) victims = picked;
-    else for (let i = 0; i < picked.length; i++) victims.push(picked[i]);
-  }
-  return victims ?? [];
+    return nodesByAge(byZone.get(zone) ?? [], n, false);
+  });
 }
 
 function toDeletes(cluster: ClusterSnapshot, ids: readonly string[], index: ZoneIndex | null = null): PlannedDelete[] {

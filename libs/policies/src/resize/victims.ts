@@ -44,6 +44,22 @@ export function nodesByRandom(nodes: readonly NodeSnapshot[], count: number, ran
   return selected;
 }
 
+/**
+ * Each zone's victims, zone after zone, as one list. `pick` returns a zone's victims as a fresh
+ * array (it becomes the start of the result when it is the first: one copy fewer), or null for a
+ * zone that gives none.
+ */
+export function victimsOverZones(zones: readonly string[], pick: (zone: string) => string[] | null): string[] {
+  let victims: string[] | null = null;
+  for (let j = 0; j < zones.length; j++) {
+    const picked = pick(zones[j]);
+    if (picked === null) continue;
+    if (victims === null) victims = picked;
+    else for (let i = 0; i < picked.length; i++) victims.push(picked[i]);
+  }
+  return victims ?? [];
+}
+
 const digits = (s: string, from: number, to: number): number => {
   let n = 0;
   for (let i = from; i < to; i++) {
