@@ -249,7 +249,7 @@ function tables(results: ScenarioResult[], sizes: number[], chains: ChainKind[],
       return row;
     }),
     footnotes: [
-      'spec resolution: the policies evaluate() runs, from their specs: a built-in policy seen before under the same id, name and spec (compared, as every snapshot is parsed fresh) comes from the registry\'s cache, else it is resolved',
+      'spec resolution: the policies evaluate() runs, from their specs: a built-in policy seen before under the same id, name and spec digest (the loader\'s, trusted as the engine trusts it) comes from the registry\'s cache, else it is resolved',
       'deletion pre_op includes victim selection; without a deletion policy the engine plan selects the victims',
       'chain bookkeeping = chain median − Σ hook medians (trace, changed keys, ordering); rest = evaluate() − spec resolution − chain − plan',
       'medians of pieces timed apart do not add up exactly: a small negative derived value is noise',
@@ -351,7 +351,8 @@ export const benchmark = defineBenchmark({
     const operations = subset(ctx.params, 'operations', OPERATIONS, (v) => v as OperationKind);
     const withBreakdown = (ctx.params.breakdown ?? 'on') !== 'off';
     const registry = PolicyRegistry.withBuiltins();
-    const options = { registry, maxNodesPerCluster: MAX_NODES_PER_CLUSTER };
+    // as the engine's evaluator calls it (libs/decisions createEvaluator): its loader's spec digests trusted
+    const options = { registry, maxNodesPerCluster: MAX_NODES_PER_CLUSTER, trustSpecDigests: true };
     // The first scenario run would otherwise also pay for compiling the library and for the heap
     // growing to its working size: every scenario's code path runs first on small clusters.
     const warmupCalls = ctx.quick ? 100 : 3_000;

@@ -16,13 +16,13 @@ import { MAX_NODES_PER_CLUSTER, parseScenario, scenarioText } from './instructio
 
 interface Build {
   evaluate: typeof Evaluate;
-  options: { registry: Registry; maxNodesPerCluster: number };
+  options: { registry: Registry; maxNodesPerCluster: number; trustSpecDigests: boolean };
   times: number[];
 }
 
 function load(root: string): Build {
   const lib = require(resolve(root, 'dist/libs/policies/src')) as { evaluate: typeof Evaluate; PolicyRegistry: typeof Registry };
-  return { evaluate: lib.evaluate, options: { registry: lib.PolicyRegistry.withBuiltins(), maxNodesPerCluster: MAX_NODES_PER_CLUSTER }, times: [] };
+  return { evaluate: lib.evaluate, options: { registry: lib.PolicyRegistry.withBuiltins(), maxNodesPerCluster: MAX_NODES_PER_CLUSTER, trustSpecDigests: true }, times: [] };
 }
 
 function arg(name: string, fallback?: string): string {

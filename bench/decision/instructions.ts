@@ -54,7 +54,7 @@ function main(): void {
   const settle = Number(arg('settle', '300'));
   const parseOnly = process.argv.includes('--parse-only');
   const text = scenarioText(s);
-  const options = { registry: PolicyRegistry.withBuiltins(), maxNodesPerCluster: MAX_NODES_PER_CLUSTER };
+  const options = { registry: PolicyRegistry.withBuiltins(), maxNodesPerCluster: MAX_NODES_PER_CLUSTER, trustSpecDigests: true };
   const digest = createHash('sha256').update(JSON.stringify(evaluate(JSON.parse(text) as EvaluationInput, options))).digest('hex');
   let sink = 0;
   const once = parseOnly

@@ -54,7 +54,7 @@ export function stateOf(input: EvaluationInput, maxNodesPerCluster: number): Dec
 /** evaluate()'s policy instantiation: envelope and property resolution of every attached spec. */
 export function instantiate(registry: PolicyRegistry, input: EvaluationInput): ChainBinding[] {
   return (input.policies ?? []).map((p, i) => ({
-    policy: registry.instantiate(p.spec, { id: p.id ?? null, name: p.name ?? null }),
+    policy: registry.instantiate(p.spec, { id: p.id ?? null, name: p.name ?? null }, p.spec_digest ?? null),
     binding: {
       id: p.binding_id ?? p.id ?? `binding-${i}`,
       enabled: p.enabled ?? true,

@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import type { EvaluationInput, EvaluationPolicyInput } from '@trellis/policies';
 
 /** Which policies are attached to the cluster. */
@@ -112,6 +113,9 @@ export function buildSnapshot(s: Scenario): EvaluationInput {
     name,
     type: `${spec.type as string}-${spec.version as string}`,
     spec,
+    // the engine's loader reads a digest of each stored spec with it (SHA-256 of the jsonb's text);
+    // here of the spec's JSON text: to evaluate() it is an opaque string either way
+    spec_digest: createHash('sha256').update(JSON.stringify(spec)).digest('hex'),
     enabled: true,
     binding_id: uuid(random),
     attached_at: attachedAt(minutes),

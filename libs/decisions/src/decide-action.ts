@@ -384,7 +384,9 @@ export type { SnapshotPolicy };
 /** The evaluator over a registry: the built-in policy types plus the plugins this process loaded. */
 export function createEvaluator(registry: PolicyRegistry): Evaluator {
   return {
-    evaluate: (input, options) => evaluate(input, { registry, newId: options.newId }),
+    // the input is a snapshot this process's loader read from its own database (or stored from one):
+    // its spec digests are the specs' own
+    evaluate: (input, options) => evaluate(input, { registry, newId: options.newId, trustSpecDigests: true }),
     priorityOf: (typeName) => registry.get(typeName).meta.priority,
     ...driftTypesOf(registry),
   };

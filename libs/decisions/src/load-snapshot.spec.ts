@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ActionEntity, Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { loadBindings, loadCloud, loadCluster, loadSnapshot, seedOf } from './load-snapshot';
@@ -124,12 +124,15 @@ describe('loadSnapshot', () => {
     },
   ];
 
+  // SHA-256 of the spec's jsonb text: keys shorter first, then by bytes, ', ' and ': ' between
+  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
   const expectedPolicies = () => [
     {
       id: ids.policyB,
       name: 'scale',
       type: 'senlin.policy.scaling-1.0',
       spec: scalingSpec,
+      spec_digest: sha256('{"type": "senlin.policy.scaling", "version": "1.0", "properties": {"event": "CLUSTER_SCALE_OUT", "adjustment": {"number": 1}}}'),
       enabled: false,
       binding_id: ids.bindingB,
       attached_at: '2026-03-02T00:00:00.000Z',
@@ -141,6 +144,7 @@ describe('loadSnapshot', () => {
       name: 'zones',
       type: 'senlin.policy.zone_placement-1.0',
       spec: zoneSpec,
+      spec_digest: sha256('{"type": "senlin.policy.zone_placement", "version": "1.0", "properties": {"zones": [{"name": "az1", "weight": 100}]}}'),
       enabled: true,
       binding_id: ids.bindingA,
       attached_at: '2026-03-01T00:00:00.500Z',

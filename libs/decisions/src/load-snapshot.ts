@@ -54,6 +54,13 @@ export interface SnapshotPolicy {
   attached_at: string | null;
   binding_data: Record<string, unknown>;
   last_op: string | null;
+  /**
+   * SHA-256 (hex) of the spec's jsonb text, which PostgreSQL writes the same for the same value: the
+   * engine's evaluator passes it as a vouched-for digest (EvaluateOptions.trustSpecDigests), so a
+   * policy it built before for the same spec is used without comparing the spec. Absent from a
+   * policy loaded alone (attach, detach) and from snapshots stored before it was read.
+   */
+  spec_digest?: string;
 }
 
 export interface SnapshotNode {
@@ -133,7 +140,8 @@ function toNodes(rows: Array<Record<string, any>>): SnapshotNode[] {
 /** The bound policies, in the order the chain considers them, as one JSON array. */
 const BINDINGS_JSON = (clusterId: string) => `
   SELECT coalesce(json_agg(json_build_object(
-           'id', p.id, 'name', p.name, 'type', p.type, 'spec', p.spec, 'enabled', b.enabled, 'binding_id', b.id,
+           'id', p.id, 'name', p.name, 'type', p.type, 'spec', p.spec,
+           'spec_digest', encode(sha256(convert_to(p.spec::text, 'UTF8')), 'hex'), 'enabled', b.enabled, 'binding_id', b.id,
            'attached_at', ${isoText('b.attached_at')}, 'binding_data', coalesce(b.data, '{}'::jsonb),
            'last_op', ${isoText('b.last_op')}
          ) ORDER BY b.priority, b.attached_at, b.id), '[]'::json)

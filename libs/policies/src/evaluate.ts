@@ -27,6 +27,12 @@ export interface EvaluationPolicyInput {
   last_op?: string | null;
   /** defaults to the type's PRIORITY (what Senlin copies into the binding) */
   priority?: number;
+  /**
+   * A digest of the spec as stored (the engine's loader: SHA-256 of the jsonb's text). Read only when
+   * the caller vouches for it (EvaluateOptions.trustSpecDigests); it never changes a decision, only
+   * spares comparing the spec with the policy built for the same id before.
+   */
+  spec_digest?: string | null;
 }
 
 export interface EvaluationNodeInput extends NodeSnapshot {}
@@ -60,6 +66,13 @@ export interface EvaluateOptions {
   /** overrides input.now */
   now?: Date | string | number;
   maxNodesPerCluster?: number;
+  /**
+   * The input's `policies[].spec_digest` come from the caller's own database and are the digests of
+   * their specs (the engine's loader): a policy built before under the same id, name and digest is
+   * used without comparing its spec. Never for input a user sent: a wrong digest would reuse another
+   * spec's policy. Default false: digests are ignored.
+   */
+  trustSpecDigests?: boolean;
 }
 
 export interface EvaluationOutput {
@@ -119,15 +132,16 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
 
   if (hook === 'attach' || hook === 'detach') {
     if (policies.length !== 1) throw new EvaluationInputError('policies', `${hook} takes exactly one policy, got ${policies.length}`);
-    const policy = buildPolicy(registry, policies[0], 0);
+    const policy = buildPolicy(registry, policies[0], 0, false);
     const binding = readBinding(policies[0], 0, policy);
     return hook === 'attach'
       ? attach(registry, input, policy, binding, cluster, cloud, random, action)
       : detach(policy, binding, cluster, cloud, action);
   }
 
+  const trustDigests = options.trustSpecDigests === true;
   const bindings: ChainBinding[] = policies.map((p, i) => {
-    const policy = buildPolicy(registry, p, i);
+    const policy = buildPolicy(registry, p, i, trustDigests);
     return { policy, binding: readBinding(p, i, policy), priority: p.priority };
   });
   const when = hook === 'pre_op' ? 'BEFORE' : 'AFTER';
@@ -239,10 +253,11 @@ function singleTrace(policy: Policy, binding: BindingSnapshot, ok: boolean, reas
   };
 }
 
-function buildPolicy(registry: PolicyRegistry, p: EvaluationPolicyInput, i: number): Policy {
+function buildPolicy(registry: PolicyRegistry, p: EvaluationPolicyInput, i: number, trustDigest: boolean): Policy {
   if (!isPlainObject(p)) throw new EvaluationInputError(`policies[${i}]`, 'must be an object');
+  const digest = trustDigest && typeof p.spec_digest === 'string' ? p.spec_digest : null;
   try {
-    return registry.instantiate(p.spec, { id: p.id ?? null, name: p.name ?? null });
+    return registry.instantiate(p.spec, { id: p.id ?? null, name: p.name ?? null }, digest);
   } catch (e) {
     if (e instanceof SchemaError) throw new EvaluationInputError(`policies[${i}].spec${e.path ? `.${e.path}` : ''}`, e.detail);
     if (e instanceof PolicyTypeNotFoundError) throw new EvaluationInputError(`policies[${i}].spec`, e.message);

@@ -21,7 +21,8 @@ export const EvaluationRequest = new ObjectBody(
     policies: given({
       type: 'array',
       items: { type: 'object', additionalProperties: true, required: ['spec'] },
-      description: 'Policies to run: {id, name, spec, enabled, binding_id, attached_at, binding_data, last_op, priority}.',
+      description:
+        "Policies to run: {id, name, spec, enabled, binding_id, attached_at, binding_data, last_op, priority}. A stored decision's input also has spec_digest (the engine's loader's), which is ignored here.",
     }),
     attached: given({ type: 'array', items: FREE_MAP, description: 'attach only: policies already attached.' }),
     cluster: given({ ...FREE_MAP, description: '{id, name, min_size, max_size, desired_capacity, profile, nodes}.' }),

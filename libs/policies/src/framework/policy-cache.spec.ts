@@ -62,6 +62,45 @@ describe('built policies kept per policy id (PolicyCache)', () => {
     expect(holed.properties).toEqual(PolicyRegistry.withBuiltins().create(withHole).properties);
   });
 
+  describe('with spec digests (the engine loader\'s, trusted)', () => {
+    const trusted = (registry: PolicyRegistry, i: EvaluationInput) => evaluate(i, { registry, trustSpecDigests: true }).data.creation;
+    const withDigest = (i: EvaluationInput, spec_digest: string) => ({ ...i, policies: [{ ...i.policies![0], spec_digest }] });
+
+    it('uses the policy built under the same id, name and digest without comparing the spec', () => {
+      const registry = PolicyRegistry.withBuiltins();
+      expect(trusted(registry, withDigest(input(zones([100, 100])), 'd1'))).toEqual({ count: 4, zones: { az1: 2, az2: 2 } });
+      // another spec under the same digest is taken on trust: the digest is what a hit rests on (which is
+      // why only the engine's loader may vouch for one)
+      expect(trusted(registry, withDigest(input(zones([300, 100])), 'd1'))).toEqual({ count: 4, zones: { az1: 2, az2: 2 } });
+      // a new digest, or another name, is a miss: the spec decides
+      expect(trusted(registry, withDigest(input(zones([300, 100])), 'd2'))).toEqual({ count: 4, zones: { az1: 3, az2: 1 } });
+      expect(trusted(registry, withDigest(input(zones([100, 300]), 'renamed'), 'd2'))).toEqual({ count: 4, zones: { az1: 1, az2: 3 } });
+    });
+
+    it('ignores digests from a caller that does not vouch for them (user input to POST /v1/evaluations)', () => {
+      const registry = PolicyRegistry.withBuiltins();
+      expect(creation(registry, withDigest(input(zones([100, 100])), 'd1'))).toEqual({ count: 4, zones: { az1: 2, az2: 2 } });
+      expect(creation(registry, withDigest(input(zones([300, 100])), 'd1'))).toEqual({ count: 4, zones: { az1: 3, az2: 1 } });
+    });
+
+    it('cannot be reached through an entry an untrusted caller stored: a user cannot plant a policy for the engine', () => {
+      const registry = PolicyRegistry.withBuiltins();
+      // a user sends the engine's id and digest with a spec of their own
+      expect(creation(registry, withDigest(input(zones([300, 100])), 'real'))).toEqual({ count: 4, zones: { az1: 3, az2: 1 } });
+      // the engine, with the real spec and its digest, decides on the real spec
+      expect(trusted(registry, withDigest(input(zones([100, 100])), 'real'))).toEqual({ count: 4, zones: { az1: 2, az2: 2 } });
+    });
+
+    it('learns the digest on a hit found by comparing, then skips the comparison', () => {
+      const registry = PolicyRegistry.withBuiltins();
+      const spec = zones([100, 100]);
+      const built = registry.instantiate(spec, { id: 'zp', name: null });
+      expect(registry.instantiate(JSON.parse(JSON.stringify(spec)), { id: 'zp', name: null }, 'd')).toBe(built);
+      expect(registry.instantiate(zones([1, 2, 3]), { id: 'zp', name: null }, 'd')).toBe(built);
+      expect(registry.instantiate(zones([1, 2, 3]), { id: 'zp', name: null })).not.toBe(built);
+    });
+  });
+
   it('builds a plugin type every time: its hooks may keep state on the instance', () => {
     @PolicyType({ name: 'x.counter', versions: { '1.0': [{ status: 'EXPERIMENTAL', since: '2024.01' }] }, profileTypes: ['ANY'], targets: [], priority: 1, hooks: [], properties: {} })
     class Counter extends Policy {}

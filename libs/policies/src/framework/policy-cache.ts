@@ -12,6 +12,13 @@ import { Policy } from './policy';
  * afterwards cannot reach it. Only specs made of JSON values are cached (anything else is built
  * every time), and only built-in types, which keep no state of a decision on the instance (a
  * plugin's might).
+ *
+ * A spec digest skips the comparison: the engine's loader reads each policy's digest of its stored
+ * spec with it (`spec_digest`: SHA-256 of the jsonb's text, which PostgreSQL writes the same for the
+ * same value), so a policy the cache built under the same id, name and digest is the same policy.
+ * Only a caller that vouches for its digests passes one (evaluate()'s `trustSpecDigests`; never the
+ * REST evaluation endpoint's user input), and only an entry stored with a vouched-for digest is
+ * found by one: an untrusted caller's entry keeps no digest and is only ever found by comparing.
  */
 export class PolicyCache {
   private readonly byId = new Map<string, Entry>();
@@ -24,10 +31,21 @@ export class PolicyCache {
 
   constructor(private readonly capacity = 1024) {}
 
-  get(id: string, name: string | null, spec: unknown): Policy | undefined {
+  /**
+   * The policy built for this id, name and spec, or undefined. `digest` is a vouched-for digest of
+   * `spec` (see the class comment) or null: an entry stored with the same digest is a hit without
+   * comparing the spec; otherwise the spec is compared, and a hit then keeps the digest for next time.
+   */
+  get(id: string, name: string | null, spec: unknown, digest: string | null = null): Policy | undefined {
     let entry = this.buckets[idBucket(id)];
     while (entry !== undefined && entry.id !== id) entry = entry.next;
-    return entry !== undefined && entry.name === name && sameJson(spec, entry.spec, 0) ? entry.policy : undefined;
+    if (entry === undefined || entry.name !== name) return undefined;
+    if (digest !== null && entry.digest === digest) return entry.policy;
+    if (!sameJson(spec, entry.spec, 0)) return undefined;
+    // the same spec: the digest the caller vouches for is this spec's (an entry stored without one, or
+    // with another algorithm's, learns it)
+    if (digest !== null) entry.digest = digest;
+    return entry.policy;
   }
 
   /** The spec as the cache compares it, or null when it holds anything but JSON values (not cached). */
@@ -36,12 +54,13 @@ export class PolicyCache {
     return copied === NOT_JSON ? null : copied;
   }
 
-  set(id: string, name: string | null, spec: Copy, policy: Policy): void {
+  /** `digest`: a vouched-for digest of `spec`, or null (see get) */
+  set(id: string, name: string | null, spec: Copy, policy: Policy, digest: string | null = null): void {
     // oldest first out: an engine with more policies than this rebuilds the rest, as before
     if (this.byId.size >= this.capacity && !this.byId.has(id)) this.remove(this.byId.keys().next().value as string);
     this.remove(id);
     const b = idBucket(id);
-    const entry: Entry = { id, name, spec, policy, next: this.buckets[b] };
+    const entry: Entry = { id, name, spec, digest, policy, next: this.buckets[b] };
     this.buckets[b] = entry;
     this.byId.set(id, entry);
   }
@@ -63,6 +82,8 @@ interface Entry {
   id: string;
   name: string | null;
   spec: Copy;
+  /** a vouched-for digest of spec, or null: only a caller with the same digest skips the comparison */
+  digest: string | null;
   policy: Policy;
   /** the next entry of the same bucket */
   next: Entry | undefined;

@@ -126,19 +126,21 @@ export class PolicyRegistry {
    * The policy a decision runs. A built-in type's policy is built once per policy id and spec and
    * kept (see PolicyCache): the engine reads every snapshot fresh, so the spec is a new object each
    * time and only its content can say it is the same. A spec that does not resolve throws as
-   * create() does, and nothing is kept.
+   * create() does, and nothing is kept. `specDigest`: a digest of the spec the caller vouches for
+   * (the engine's loader reads it from the database), which spares comparing the spec on a hit; null
+   * for any input the caller cannot vouch for.
    */
-  instantiate(spec: unknown, identity: PolicyIdentity = {}): Policy {
+  instantiate(spec: unknown, identity: PolicyIdentity = {}, specDigest: string | null = null): Policy {
     const id = identity.id ?? null;
     const name = identity.name ?? null;
     if (id === null) return this.create(spec, identity);
-    const cached = this.built.get(id, name, spec);
+    const cached = this.built.get(id, name, spec, specDigest);
     if (cached) return cached;
     const copy = PolicyCache.copy(spec);
     if (copy === null || !BUILTIN_POLICY_TYPES.includes(this.entryFor(spec).cls)) return this.create(spec, identity);
     // built from a copy of its own, which a caller changing its input afterwards cannot reach
     const policy = this.create(clonePlain(spec), { id, name });
-    this.built.set(id, name, copy, policy);
+    this.built.set(id, name, copy, policy, specDigest);
     return policy;
   }
 }
