@@ -53,10 +53,21 @@ count() { # scenario calls -> instructions of the window
   # the first dump triggered by getgroups is the window (Node calls getgroups twice in a row)
   grep -l '^desc: Trigger: --dump-before=getgroups' "$f".* | sort -t. -k3n | head -1 | xargs grep '^summary:' | awk '{print $2}'
 }
-# a run that wrote no window (seen now and then) is run again, once
-counted() { local n; n="$(count "$1" "$2" || true)"; [ -n "$n" ] || n="$(count "$1" "$2")"; echo "$n"; }
+# a run that wrote no window (seen now and then) is run again, once; twice without one is an error,
+# never a figure (an empty count used to make the arithmetic below print a bogus per-call figure)
+counted() {
+  local n
+  n="$(count "$1" "$2" || true)"
+  [ -n "$n" ] || n="$(count "$1" "$2" || true)"
+  if ! [[ "$n" =~ ^[0-9]+$ ]]; then
+    echo "instructions.sh: $1 with $2 counted calls: callgrind wrote no window twice (a busy machine?); no figure" >&2
+    return 1
+  fi
+  echo "$n"
+}
 for s in "${scenarios[@]}"; do
-  a="$(counted "$s" "$m1")"; b="$(counted "$s" "$m2")"
+  a="$(counted "$s" "$m1")" || exit 1
+  b="$(counted "$s" "$m2")" || exit 1
   digest="$(sed -n 's/.*"digest":"\([0-9a-f]*\)".*/\1/p' "$out/stdout.$m2")"
   echo "$s ${extra[*]:-} warmup=$warmup I($m1)=$a I($m2)=$b per_call=$(( (b - a) / (m2 - m1) )) digest=${digest:0:16}"
 done

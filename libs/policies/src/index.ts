@@ -12,6 +12,7 @@ export * from './framework/chain';
 export * from './framework/summary';
 export * from './resize/resize';
 export * from './resize/victims';
+export { DecisionIndex } from './resize/zone-index';
 export * from './affinity/plan';
 export * from './affinity/affinity.policy';
 export * from './zone-placement/plan';
