@@ -90,6 +90,21 @@ describe('decideAction', () => {
     expect(d.trace).toHaveLength(1);
   });
 
+  it("vouches for the loader's spec digests: a policy kept under the same id, name and digest is used as it is", () => {
+    const own = createEvaluator(PolicyRegistry.withBuiltins());
+    const scaleOut = { id: 'a1', action: 'CLUSTER_SCALE_OUT', target: 'c1', inputs: { count: 3 }, data: {} };
+    const zonesOf = (policy: typeof zonePolicy & { spec_digest: string }) =>
+      decideAction(action('CLUSTER_SCALE_OUT', { count: 3 }), snapshot({ policies: [policy], action: scaleOut }), own, ids())
+        .plan.create_nodes.map((n) => n.placement.zone)
+        .sort();
+    expect(zonesOf({ ...zonePolicy, spec_digest: 'd1' })).toEqual(['az1', 'az2', 'az2']);
+    // a spec that could never come with this digest from the database: the kept policy answers, which
+    // shows the engine's evaluator passes trustSpecDigests (the loader's digests are the specs' own)
+    const reweighted = { ...zonePolicy.spec, properties: { zones: [{ name: 'az1', weight: 200 }, { name: 'az2', weight: 100 }] } };
+    expect(zonesOf({ ...zonePolicy, spec: reweighted, spec_digest: 'd1' })).toEqual(['az1', 'az2', 'az2']);
+    expect(zonesOf({ ...zonePolicy, spec: reweighted, spec_digest: 'd2' })).toEqual(['az1', 'az1', 'az2']);
+  });
+
   it('fails with Senlin\'s size-check text before touching Nova', () => {
     const d = decideAction(action('CLUSTER_SCALE_OUT', { count: 6 }), snapshot({ max_size: 5, action: { id: 'a1', action: 'CLUSTER_SCALE_OUT', target: 'c1', inputs: { count: 6 }, data: {} } }), evaluator, ids());
     expect(d.failure).toBe("The target capacity (6) is greater than the cluster's max_size (5).");
