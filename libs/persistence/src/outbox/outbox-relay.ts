@@ -266,15 +266,22 @@ export class OutboxRelay {
     const rows = this.handed.splice(0);
     if (rows.length === 0) return;
     try {
-      await this.dataSource.query(
-        `UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`,
-        [rows.map((r) => r.id)],
-      );
+      await this.releaseToPolling(rows.map((r) => r.id));
     } catch (e) {
       this.handed = rows.concat(this.handed);
       throw e;
     }
     this.kicked = true;
+  }
+
+  /** Marks rows published (and ends their lease). */
+  private async setPublished(ids: string[]): Promise<void> {
+    await hotQuery(this.dataSource.manager, `UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::bigint[])`, [ids]);
+  }
+
+  /** Ends the lease of rows not published, so that polling (this relay's or another's) takes them. */
+  private async releaseToPolling(ids: string[]): Promise<void> {
+    await this.dataSource.query(`UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`, [ids]);
   }
 
   /**
@@ -305,7 +312,7 @@ export class OutboxRelay {
     this.toMark = [];
     this.markDueAt = Infinity;
     try {
-      await hotQuery(this.dataSource.manager, `UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::bigint[])`, [ids]);
+      await this.setPublished(ids);
     } catch (e) {
       // try again with the next ones; until then their lease keeps polling relays off them
       this.toMark = ids.concat(this.toMark);
@@ -357,10 +364,7 @@ export class OutboxRelay {
     const { published, failed } = await this.publishInOrder(ready, () => Date.now() - claimedAt > this.claimMs * 0.8);
 
     if (published.length > 0) {
-      await this.dataSource.query(
-        `UPDATE outbox SET published_at = now(), claimed_until = NULL WHERE id = ANY($1::bigint[])`,
-        [published],
-      );
+      await this.setPublished(published);
     }
     const done = new Set(published);
     if (failed) {
@@ -369,10 +373,7 @@ export class OutboxRelay {
     }
     const untouched = claimed.filter((r) => !done.has(r.id)).map((r) => r.id);
     if (untouched.length > 0) {
-      await this.dataSource.query(
-        `UPDATE outbox SET claimed_until = NULL WHERE id = ANY($1::bigint[]) AND published_at IS NULL`,
-        [untouched],
-      );
+      await this.releaseToPolling(untouched);
     } else if (failed === null && this.retryId === null && claimed.length < this.batchSize) {
       // less than a batch, all published: polling has caught up with the rows behind the failed one
       this.behindFailure = false;
