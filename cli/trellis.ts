@@ -4,6 +4,7 @@ import type { CommandSpec } from './commands/args';
 import { EVALUATE_COMMAND, runEvaluate } from './commands/evaluate.command';
 import { EXAMPLE_COMMAND, runExampleCommand } from './commands/example.command';
 import { IMPORT_SENLIN_COMMAND, runImportSenlin } from './commands/import-senlin.command';
+import { MIGRATE_COMMAND, runMigrate } from './commands/migrate.command';
 import { POLICY_DEFAULTS_COMMAND, runPolicyDefaults } from './commands/policy-defaults.command';
 import { PURGE_COMMAND, runPurge } from './commands/purge.command';
 import { REPLAY_COMMAND, runReplay } from './commands/replay.command';
@@ -15,6 +16,7 @@ const COMMANDS: Array<{ spec: CommandSpec; run: (args: string[]) => Promise<numb
   { spec: START_COMMAND, run: runStart },
   { spec: REPLAY_COMMAND, run: runReplay },
   { spec: PURGE_COMMAND, run: runPurge },
+  { spec: MIGRATE_COMMAND, run: runMigrate },
   { spec: EVALUATE_COMMAND, run: runEvaluate },
   { spec: TOKEN_COMMAND, run: runToken },
   { spec: EXAMPLE_COMMAND, run: runExampleCommand },

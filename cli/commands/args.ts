@@ -113,3 +113,12 @@ export async function runCommand(spec: CommandSpec, args: string[], run: (parsed
 export const stringOption = (p: ParsedCommand, name: string): string | undefined => p.values[name] as string | undefined;
 export const listOption = (p: ParsedCommand, name: string): string[] => (p.values[name] as string[] | undefined) ?? [];
 export const booleanOption = (p: ParsedCommand, name: string): boolean => p.values[name] === true;
+
+/**
+ * A command that needs the services' PostgreSQL (or RabbitMQ) and was not told where it is: says which
+ * setting to give and what to do instead with the embedded default, on stderr; the exit status (2).
+ */
+export function missingSetting(command: string, what: string, instead: string): number {
+  process.stderr.write(`trellis ${command}: set ${what}.\n${instead}\n`);
+  return 2;
+}

@@ -1,5 +1,6 @@
 import { runEvaluate } from './evaluate.command';
 import { runImportSenlin } from './import-senlin.command';
+import { runMigrate } from './migrate.command';
 import { runPolicyDefaults } from './policy-defaults.command';
 import { runPurge } from './purge.command';
 import { runReplay } from './replay.command';
@@ -13,6 +14,7 @@ describe.each([
   ['start', runStart],
   ['replay', runReplay],
   ['purge', runPurge],
+  ['migrate', runMigrate],
   ['evaluate', runEvaluate],
   ['token', runToken],
   ['policy-defaults', runPolicyDefaults],

@@ -1,6 +1,6 @@
 import { createLogger, loadConfig, type TrellisConfig } from '@trellis/common';
 import { RETENTION_KINDS, openDatabase, pruneOlderThan, type PruneCounts, type RetentionKind } from '@trellis/persistence';
-import { UsageError, booleanOption, runCommand, stringOption, type CommandSpec, type ParsedCommand } from './args';
+import { UsageError, booleanOption, missingSetting, runCommand, stringOption, type CommandSpec, type ParsedCommand } from './args';
 
 /** the flag that sets each kind's age */
 const AGE_FLAGS: Record<RetentionKind, string> = {
@@ -60,11 +60,11 @@ export function runPurge(args: string[]): Promise<number> {
     const config = loadConfig();
     const plan = purgePlan(parsed, config);
     if (!config.database.url) {
-      process.stderr.write(
-        'trellis purge: set DATABASE_URL to the PostgreSQL the services use.\n' +
-          'With the embedded default, the policy-engine prunes in the background (TRELLIS_RETAIN_*_DAYS).\n',
+      return missingSetting(
+        'purge',
+        'DATABASE_URL to the PostgreSQL the services use',
+        'With the embedded default, the policy-engine prunes in the background (TRELLIS_RETAIN_*_DAYS).',
       );
-      return 2;
     }
     const dryRun = booleanOption(parsed, 'dry-run');
     const database = await openDatabase(config.database, createLogger('trellis-purge', config.logLevel));

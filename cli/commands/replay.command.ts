@@ -3,7 +3,7 @@ import { createMessageBus, type MessageBus } from '@trellis/messaging';
 import { OutboxRelay, openDatabase, outboxStats, replayStuckActions } from '@trellis/persistence';
 import { PolicyRegistry } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
-import { UsageError, booleanOption, listOption, runCommand, stringOption, type CommandSpec, type ParsedCommand } from './args';
+import { UsageError, booleanOption, listOption, missingSetting, runCommand, stringOption, type CommandSpec, type ParsedCommand } from './args';
 import { countRepublished, replayDeadLetters, type ReplayedMessage } from './dead-letter-replay';
 import { replayDecisions } from './replay-decisions';
 
@@ -41,11 +41,11 @@ export function runReplay(args: string[]): Promise<number> {
       throw new UsageError(`--older-than must be a number of seconds, got '${stringOption(parsed, 'older-than')}'`);
     }
     if (!config.amqp.url || !config.database.url) {
-      process.stderr.write(
-        'trellis replay: set DATABASE_URL and AMQP_URL to the PostgreSQL and RabbitMQ the services use.\n' +
-          'With the embedded default (one process), use the admin API instead: POST /v1/actions/{id}/replay.\n',
+      return missingSetting(
+        'replay',
+        'DATABASE_URL and AMQP_URL to the PostgreSQL and RabbitMQ the services use',
+        'With the embedded default (one process), use the admin API instead: POST /v1/actions/{id}/replay.',
       );
-      return 2;
     }
     const summary = await replay(config, {
       actionIds: listOption(parsed, 'action'),

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trellis/common';
-import { startOpsServer, type RunningOpsServer } from '@trellis/observability';
+import { Draining, startOpsServer, type RunningOpsServer } from '@trellis/observability';
 import { ServiceHeartbeat } from '@trellis/persistence';
 import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging/bus.port';
@@ -80,7 +80,8 @@ export interface RunningGateway {
 }
 
 /** Starts the gateway on config.http.host:port (port 0 picks a free one). */
-export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
+export async function startGateway(gatewayDeps: GatewayDeps): Promise<RunningGateway> {
+  const deps: GatewayDeps = { ...gatewayDeps, draining: gatewayDeps.draining ?? new Draining() };
   const logger = gatewayLogger(deps);
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(deps), {
     bodyParser: false,
@@ -120,6 +121,14 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
     rpc,
     opsUrl: ops?.url ?? null,
     close: async () => {
+      // A load balancer polling /readyz sees "shutting down" while this gateway still answers, and
+      // stops sending to it before it closes (TRELLIS_SHUTDOWN_DRAIN_SECONDS; 0: no wait).
+      const drainMs = deps.config.http.shutdownDrainSeconds * 1000;
+      deps.draining!.start();
+      if (drainMs > 0) {
+        logger.info('draining: /readyz answers 503 until the gateway closes', { seconds: deps.config.http.shutdownDrainSeconds });
+        await new Promise((resolve) => setTimeout(resolve, drainMs));
+      }
       // RPC first: requests already taken finish (and are acked) while the database is still open.
       await running.rpc?.cancel();
       await heartbeat.stop();
@@ -137,7 +146,7 @@ export async function startGateway(deps: GatewayDeps): Promise<RunningGateway> {
 async function startGatewayOps(deps: GatewayDeps): Promise<RunningOpsServer | null> {
   const { ops } = deps.config;
   if (ops.port === null) return null;
-  return startOpsServer({ host: ops.host, port: ops.port, probes: gatewayProbes(deps), metrics: ops.metrics });
+  return startOpsServer({ host: ops.host, port: ops.port, probes: gatewayProbes(deps), metrics: ops.metrics, draining: deps.draining });
 }
 
 function nestLogger(logger: Logger): LoggerService {

@@ -4,7 +4,7 @@ import { createLogger, type CloudCatalog, type Logger, type TrellisConfig } from
 import { TOKEN_VALIDATOR, type PasswordSignIn, type TokenValidator, type TrustIssuer } from '@trellis/identity';
 import type { MessageBus } from '@trellis/messaging/bus.port';
 import type { DataSource } from 'typeorm';
-import { ReadinessModule, type ReadinessProbe } from '@trellis/observability';
+import { type Draining, ReadinessModule, type ReadinessProbe } from '@trellis/observability';
 import { brokerProbe, databaseProbe } from '@trellis/runtime';
 import { ActionSubmitter } from './actions/action-submitter';
 import { ActionLimits } from './limits/action-limits';
@@ -83,6 +83,8 @@ export interface GatewayDeps {
   rpc?: { prefetch?: number } | false;
   /** what /readyz looks at; default the database and the broker (the embedded default adds the cloud) */
   probes?: ReadinessProbe[];
+  /** started when the gateway begins to stop: /readyz then answers "shutting down" (startGateway makes it) */
+  draining?: Draining;
 }
 
 /** Every controller the gateway serves (the route tests enumerate them). */
@@ -169,7 +171,7 @@ export class GatewayModule implements NestModule {
     ];
     return {
       module: GatewayModule,
-      imports: [ReadinessModule.forRoot(gatewayProbes(deps))],
+      imports: [ReadinessModule.forRoot(gatewayProbes(deps), deps.draining)],
       controllers: metricsOnApiPort(deps.config) ? [...GATEWAY_CONTROLLERS, GatewayMetricsController] : GATEWAY_CONTROLLERS,
       providers,
     };

@@ -48,7 +48,11 @@ export interface OpenStackSettings {
 export interface TrellisConfig {
   instanceId: string;
   logLevel: LogLevel;
-  http: { host: string; port: number; publicUrl: string | null };
+  /**
+   * `shutdownDrainSeconds` (TRELLIS_SHUTDOWN_DRAIN_SECONDS, default 0): how long a gateway told to
+   * stop keeps serving with /readyz answering 503 "shutting down" before it closes.
+   */
+  http: { host: string; port: number; publicUrl: string | null; shutdownDrainSeconds: number };
   /**
    * /healthz, /readyz and /metrics (README "Operating Trellis"). `port`: TRELLIS_OPS_PORT, null when
    * unset: the gateway then serves them on its API port, the policy-engine on 8791, the nova-worker
@@ -64,6 +68,12 @@ export interface TrellisConfig {
     preparedStatements?: boolean;
     /** BEGIN sent without waiting, the first statement behind it (pg pipeline mode; real PostgreSQL only); default true */
     pipeline?: boolean;
+    /**
+     * TRELLIS_MIGRATE_ON_START (real PostgreSQL only; default true): a service applies pending
+     * migrations when it starts. False: it applies none and refuses to start while any is pending
+     * (`trellis migrate` applies them, e.g. as a deployment's job before the rollout).
+     */
+    migrateOnStart?: boolean;
   };
   amqp: { url: string | null; prefetch: number; deliveryLimit: number };
   /** the real cloud; when authUrl and cloud are both null the built-in simulator is used */
@@ -233,6 +243,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       host: str(env, 'TRELLIS_HOST') ?? '127.0.0.1',
       port: int(env, 'TRELLIS_PORT', 8777, 0, 65535),
       publicUrl: url(env, 'TRELLIS_PUBLIC_URL', ['http', 'https']),
+      shutdownDrainSeconds: int(env, 'TRELLIS_SHUTDOWN_DRAIN_SECONDS', 0, 0, 300),
     },
     ops: {
       host: str(env, 'TRELLIS_OPS_HOST') ?? '127.0.0.1',
@@ -246,6 +257,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       logging: bool(env, 'TRELLIS_DB_LOGGING', false),
       preparedStatements: bool(env, 'TRELLIS_DB_PREPARED_STATEMENTS', true),
       pipeline: bool(env, 'TRELLIS_DB_PIPELINE', true),
+      migrateOnStart: bool(env, 'TRELLIS_MIGRATE_ON_START', true),
     },
     amqp: {
       url: urlList(env, 'AMQP_URL', ['amqp', 'amqps']),

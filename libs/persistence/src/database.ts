@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { ConfigError, createLogger, errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
 import { ALL_ENTITIES } from './entities';
-import { runMigrationsLocked } from './migrate';
+import { PendingMigrationsError, migrationStatus, runMigrationsLocked } from './migrate';
 import { PgliteWorker } from './pglite-worker';
 import {
   copyPgliteTemplate,
@@ -41,6 +41,12 @@ export interface OpenDatabaseOptions {
    * running initdb; when it is missing or was made by another PGlite, initdb runs as without it.
    */
   pgliteTemplateDir?: string;
+  /**
+   * PostgreSQL only. 'none': open the database without looking at its migrations (`trellis migrate`
+   * does that itself). Default: as `settings.migrateOnStart` says (apply them, or refuse to open
+   * while any is pending).
+   */
+  migrations?: 'none';
 }
 
 /** `dataDir` value that keeps PGlite's data in memory (tests). */
@@ -80,7 +86,7 @@ export async function openDatabase(
 ): Promise<Database> {
   if (settings.url !== null) {
     if (options.pgliteTemplate) throw new Error('openDatabase: pgliteTemplate is only for PGlite (DATABASE_URL unset)');
-    return openPostgres(settings.url, settings, logger);
+    return openPostgres(settings.url, settings, logger, options);
   }
   return openPglite(settings, logger, options);
 }
@@ -139,7 +145,7 @@ function baseOptions(settings: DatabaseSettings, logger: Logger) {
   } satisfies Partial<PostgresDataSourceOptions>;
 }
 
-async function openPostgres(url: string, settings: DatabaseSettings, logger: Logger): Promise<Database> {
+async function openPostgres(url: string, settings: DatabaseSettings, logger: Logger, options: OpenDatabaseOptions): Promise<Database> {
   const shown = redactUrl(url);
   if (!Number.isInteger(settings.poolSize) || settings.poolSize < 1) {
     throw new ConfigError('TRELLIS_DB_POOL_SIZE', `must be a whole number of at least 1, got ${settings.poolSize}`);
@@ -162,11 +168,19 @@ async function openPostgres(url: string, settings: DatabaseSettings, logger: Log
   } catch (e) {
     throw new ConfigError('DATABASE_URL', `names a PostgreSQL that cannot be used (${shown}): ${describeError(e)}`);
   }
-  try {
-    await runMigrationsLocked(dataSource, logger);
-  } catch (e) {
-    await dataSource.destroy().catch(() => undefined);
-    throw new Error(`database migrations failed on ${shown}: ${describeError(e)}`, { cause: e });
+  if (options.migrations !== 'none') {
+    let pending: string[] = [];
+    try {
+      if (settings.migrateOnStart === false) pending = (await migrationStatus(dataSource)).pending;
+      else await runMigrationsLocked(dataSource, logger);
+    } catch (e) {
+      await dataSource.destroy().catch(() => undefined);
+      throw new Error(`database migrations failed on ${shown}: ${describeError(e)}`, { cause: e });
+    }
+    if (pending.length > 0) {
+      await dataSource.destroy().catch(() => undefined);
+      throw new PendingMigrationsError(pending);
+    }
   }
   if (settings.preparedStatements !== false) usePreparedStatements(dataSource);
   if (settings.pipeline !== false) usePipelinedBegin(dataSource);

@@ -11,7 +11,7 @@ export {
   type DatabaseSettings,
   type OpenDatabaseOptions,
 } from './database';
-export { runMigrationsLocked } from './migrate';
+export { PendingMigrationsError, migrationStatus, runMigrationsLocked, type MigrationStatus } from './migrate';
 export { TEMPLATE_MANIFEST, type PgliteTemplateManifest } from './pglite-template';
 export { inTransaction, isRetryableTransactionError, sqlState, type TransactionOptions } from './transaction';
 export { afterCommit } from './after-commit';

@@ -31,3 +31,39 @@ export async function runMigrationsLocked(dataSource: DataSource, logger: Logger
     await queryRunner.release();
   }
 }
+
+/** The migrations of this release against what a database records (`trellis migrate`, the services' start). */
+export interface MigrationStatus {
+  /** this release's migrations the database has applied, in order */
+  applied: string[];
+  /** this release's migrations the database has not applied, in the order they run */
+  pending: string[];
+  /** applied migrations this release does not know: a newer release's (a rollback), harmless when additive */
+  unknown: string[];
+}
+
+/** What `dataSource`'s database has applied of this release's migrations (nothing is changed). */
+export async function migrationStatus(dataSource: DataSource): Promise<MigrationStatus> {
+  const known = dataSource.migrations.map((m) => m.name ?? m.constructor.name);
+  const table = dataSource.options.migrationsTableName ?? 'migrations';
+  const [{ present }] = (await dataSource.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as Array<{ present: boolean }>;
+  const recorded: string[] = present ? ((await dataSource.query(`SELECT name FROM "${table}" ORDER BY id`)) as Array<{ name: string }>).map((r) => r.name) : [];
+  const done = new Set(recorded);
+  const mine = new Set(known);
+  return {
+    applied: known.filter((n) => done.has(n)),
+    pending: known.filter((n) => !done.has(n)),
+    unknown: recorded.filter((n) => !mine.has(n)),
+  };
+}
+
+/** A service started with TRELLIS_MIGRATE_ON_START=false on a database that lacks some of this release's migrations. */
+export class PendingMigrationsError extends Error {
+  constructor(readonly pending: string[]) {
+    super(
+      `the database lacks ${pending.length} migration${pending.length === 1 ? '' : 's'} this release needs (${pending.join(', ')}), ` +
+        'and TRELLIS_MIGRATE_ON_START is false: run `trellis migrate` with this release first',
+    );
+    this.name = 'PendingMigrationsError';
+  }
+}

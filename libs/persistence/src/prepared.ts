@@ -57,12 +57,41 @@ export function statementName(text: string): string {
 }
 
 /**
+ * A select list or RETURNING list that takes every column (`SELECT *`, `RETURNING *`, `, n.*`):
+ * `count(*)` and arithmetic do not match, nor `SELECT * FROM unnest(...) AS t(a, b)` or
+ * `SELECT * FROM (subquery)`, whose columns the statement itself names.
+ */
+const EVERY_COLUMN = /(?:\bSELECT|\bRETURNING|,)\s*(?:DISTINCT\s+)?(?:"?[A-Za-z_]\w*"?\.)?\*(?![\w*])(?!\s*FROM\s+(?:unnest\s*)?\()/gi;
+
+const checkedTexts = new Set<string>();
+
+/**
+ * Refuses a statement whose result columns are a table's (`SELECT * FROM t`, `RETURNING *`,
+ * `alias.*`), once per text. While a rolling upgrade runs, a newer release's migration adds columns
+ * under the running replicas, and PostgreSQL then refuses to run a prepared statement whose result
+ * changed ("cached plan must not change result type"). Checked in every mode, so the tests on PGlite
+ * catch it too.
+ */
+export function checkFixedColumns(text: string): void {
+  if (checkedTexts.has(text)) return;
+  EVERY_COLUMN.lastIndex = 0;
+  const every = EVERY_COLUMN.exec(text);
+  if (every) {
+    throw new Error(
+      `hotQuery: '${every[0].replace(/\s+/g, ' ').trim()}' takes every column of a table; name the columns (a column a newer release adds would break the prepared statement)`,
+    );
+  }
+  checkedTexts.add(text);
+}
+
+/**
  * `manager.query(text, params)`, as a named prepared statement where that is on. Returns the rows
  * (SELECT, INSERT, or anything with RETURNING but UPDATE and DELETE), or `[rows, rowCount]` for
  * UPDATE and DELETE, as TypeORM does; errors are TypeORM's `QueryFailedError` with the driver's
  * error (and its SQLSTATE) inside.
  */
 export async function hotQuery<T = unknown>(manager: EntityManager, text: string, params: unknown[]): Promise<T> {
+  checkFixedColumns(text);
   const dataSource = manager.connection;
   if (!preparing.has(dataSource)) return manager.query(text, params) as Promise<T>;
   const runner = manager.queryRunner;

@@ -82,8 +82,9 @@ export interface ServiceView {
 
 /** Every registered component, oldest first, with its state judged by the database's clock. */
 export async function listServices(m: EntityManager, downAfterMs = SERVICE_DOWN_AFTER_MS): Promise<ServiceView[]> {
-  const rows: Array<ServiceEntity & { up: boolean }> = await m.query(
-    `SELECT *, updated_at > clock_timestamp() - ($1 || ' milliseconds')::interval AS up FROM services ORDER BY created_at, id`,
+  const rows: Array<Omit<ServiceEntity, 'created_at'> & { up: boolean }> = await m.query(
+    `SELECT id, "binary", host, topic, disabled, disabled_reason, updated_at,
+            updated_at > clock_timestamp() - ($1 || ' milliseconds')::interval AS up FROM services ORDER BY created_at, id`,
     [String(downAfterMs)],
   );
   return rows.map((r) => ({

@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { enableProcessMetrics } from '../metrics';
 import { MetricsController, ProbesController } from './probes.controller';
-import { ReadinessModule, type ReadinessProbe } from './readiness';
+import { type Draining, ReadinessModule, type ReadinessProbe } from './readiness';
 
 export interface OpsServerOptions {
   host: string;
@@ -13,6 +13,8 @@ export interface OpsServerOptions {
   probes: ReadinessProbe[];
   /** serve /metrics (TRELLIS_METRICS) */
   metrics: boolean;
+  /** /readyz answers "shutting down" once this is started (the gateway's drain) */
+  draining?: Draining;
 }
 
 export interface RunningOpsServer {
@@ -26,7 +28,7 @@ class OpsModule {
   static forRoot(options: OpsServerOptions): DynamicModule {
     return {
       module: OpsModule,
-      imports: [ReadinessModule.forRoot(options.probes)],
+      imports: [ReadinessModule.forRoot(options.probes, options.draining)],
       controllers: options.metrics ? [ProbesController, MetricsController] : [ProbesController],
     };
   }

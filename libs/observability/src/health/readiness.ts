@@ -39,6 +39,24 @@ export async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 }
 
 const READINESS_PROBES = Symbol('READINESS_PROBES');
+const DRAINING = Symbol('DRAINING');
+
+/**
+ * Set when a process begins to stop: from then on its /readyz answers 503 "shutting down" while it
+ * still serves, so load balancers that poll /readyz stop sending it requests before it closes
+ * (TRELLIS_SHUTDOWN_DRAIN_SECONDS, README "Upgrading a running deployment").
+ */
+export class Draining {
+  private on = false;
+
+  start(): void {
+    this.on = true;
+  }
+
+  get active(): boolean {
+    return this.on;
+  }
+}
 
 /**
  * Runs the service's probes through terminus (all at once, each within PROBE_TIMEOUT_MS) and
@@ -52,6 +70,7 @@ export class Readiness {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     @Inject(READINESS_PROBES) private readonly probes: ReadinessProbe[],
+    @Inject(DRAINING) private readonly draining: Draining,
   ) {}
 
   async check(): Promise<ReadinessAnswer> {
@@ -75,7 +94,7 @@ export class Readiness {
         failing.push(`${p.name}: ${checks[p.name].reason}`);
       }
     }
-    if (result.status === 'shutting_down') failing.unshift('shutting down');
+    if (result.status === 'shutting_down' || this.draining.active) failing.unshift('shutting down');
     if (failing.length === 0) return { ready: true, body: { status: 'ready', checks } };
     return { ready: false, body: { status: 'not ready', reason: failing.join('; '), checks } };
   }
@@ -84,12 +103,12 @@ export class Readiness {
 /** Readiness over these probes, for a module that serves /readyz (the gateway, the ops server). */
 @Module({})
 export class ReadinessModule {
-  static forRoot(probes: ReadinessProbe[]): DynamicModule {
+  static forRoot(probes: ReadinessProbe[], draining: Draining = new Draining()): DynamicModule {
     return {
       module: ReadinessModule,
       // failures are answered (and logged by the services), not printed by terminus on its own
       imports: [TerminusModule.forRoot({ logger: false })],
-      providers: [{ provide: READINESS_PROBES, useValue: probes }, Readiness],
+      providers: [{ provide: READINESS_PROBES, useValue: probes }, { provide: DRAINING, useValue: draining }, Readiness],
       exports: [Readiness],
     };
   }

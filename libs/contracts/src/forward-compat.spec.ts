@@ -1,0 +1,100 @@
+import type { ClassConstructor } from 'class-transformer';
+import { ActionFinishedMessage, ActionRequestedMessage, SCHEMA_VERSION, WorkOrderMessage, WorkResultMessage } from './messages';
+import { ContractViolation, parseContract } from './validate';
+
+/**
+ * Rolling upgrades (README "Upgrading a running deployment"): while replicas of two releases run
+ * side by side, a consumer of the older release gets messages from producers of the newer one. A
+ * release may add optional fields to a message within one schema_version; the older consumer must
+ * take such a message as it took the message without them (every consumer parses with
+ * parseContract). A change an older consumer cannot take (a field it requires removed, a new value
+ * for a field it checks) needs a new schema_version, and the older consumer dead-letters those
+ * messages with the reason, for `trellis replay` once it is upgraded.
+ */
+
+const envelope = {
+  message_id: '0b7f0b8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b',
+  schema_version: SCHEMA_VERSION,
+  action_id: '1c8e1c9f-2d3e-4f60-9bac-1d2e3f4a5b6c',
+  correlation_id: 'req-upgrade',
+  sent_at: '2026-11-27T12:00:00.000Z',
+};
+const clusterId = '2d9f2da0-3e4f-4071-8cbd-2e3f4a5b6c7d';
+const nodeId = '3ea03eb1-4f50-4182-9dce-3f4a5b6c7d8e';
+
+const samples: Array<[string, ClassConstructor<object>, Record<string, unknown>]> = [
+  ['ActionRequestedMessage', ActionRequestedMessage, { ...envelope, cluster_id: clusterId, action: 'CLUSTER_SCALE_OUT', project: 'demo', cause: 'submitted' }],
+  [
+    'WorkOrderMessage',
+    WorkOrderMessage,
+    {
+      ...envelope,
+      cluster_id: clusterId,
+      project: 'demo',
+      user: 'demo-user',
+      action: 'CLUSTER_SCALE_OUT',
+      kind: 'create',
+      create_groups: [{ ref: 'g1', name: 'web-anti', policy: 'anti-affinity' }],
+      create_servers: [
+        {
+          node_id: nodeId,
+          name: 'node-web-1',
+          index: 1,
+          placement: { zone: 'az1', servergroup: 'g1' },
+          profile: { type: 'os.nova.server', version: '1.0', properties: { flavor: 'm1.small', image: 'cirros' } },
+        },
+      ],
+      delete_servers: [{ node_id: nodeId, physical_id: 'srv-1', destroy: true }],
+      delete_groups: [{ id: 'old-group' }],
+      server_ops: [{ node_id: nodeId, physical_id: 'srv-1', op: 'reboot', params: {} }],
+      build_timeout: 600,
+    },
+  ],
+  [
+    'WorkResultMessage',
+    WorkResultMessage,
+    {
+      ...envelope,
+      cluster_id: clusterId,
+      outcome: 'SUCCEEDED',
+      reason: 'ok',
+      nodes: [{ node_id: nodeId, status: 'ACTIVE', physical_id: 'srv-1', zone: 'az1', host: 'host-1' }],
+      groups: { g1: 'nova-group-1' },
+    },
+  ],
+  [
+    'ActionFinishedMessage',
+    ActionFinishedMessage,
+    { ...envelope, cluster_id: clusterId, action: 'CLUSTER_SCALE_OUT', status: 'SUCCEEDED', status_reason: 'Cluster scaling succeeded.', project: 'demo' },
+  ],
+];
+
+/** The message as a newer release might send it: a field it added at the top and in every nested object. */
+function withNewerFields(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => withNewerFields(v, depth + 1));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withNewerFields(v, depth + 1);
+  out.added_by_a_newer_release = { depth, note: 'ignored by this release' };
+  return out;
+}
+
+describe('a message from a newer release of the same schema_version', () => {
+  it.each(samples)('%s: the sample is valid as it stands', (_name, cls, sample) => {
+    expect(() => parseContract(cls, sample)).not.toThrow();
+  });
+
+  it.each(samples)('%s: fields added at any level are taken and the known ones read as before', (_name, cls, sample) => {
+    const parsed = parseContract(cls, withNewerFields(sample)) as Record<string, unknown>;
+    const plain = JSON.parse(JSON.stringify(parsed)) as Record<string, unknown>;
+    // what this release reads is unchanged; the rest rides along
+    expect(plain).toMatchObject(sample);
+    expect(plain.added_by_a_newer_release).toEqual({ depth: 0, note: 'ignored by this release' });
+  });
+
+  it.each(samples)('%s: another schema_version is refused, naming the field (the consumer dead-letters it)', (_name, cls, sample) => {
+    const newer = { ...sample, schema_version: SCHEMA_VERSION + 1 };
+    expect(() => parseContract(cls, newer)).toThrow(ContractViolation);
+    expect(() => parseContract(cls, newer)).toThrow(/schema_version/);
+  });
+});
