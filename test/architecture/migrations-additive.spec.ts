@@ -72,7 +72,7 @@ const columnNeedsValue = (clause: string) =>
   /\bNOT\s+NULL\b/i.test(clause) && !/\bDEFAULT\b/i.test(clause) && !/\bGENERATED\b/i.test(clause);
 
 /** Why what was recorded is not additive, for each step that is not; `created` are tables this migration made. */
-export function notAdditive(steps: Recorded[]): string[] {
+function notAdditive(steps: Recorded[]): string[] {
   const problems: string[] = [];
   const created = new Set<string>();
   const existing = (table: string) => !created.has(quoted(table));

@@ -45,15 +45,15 @@ export interface MigrationStatus {
 /** What `dataSource`'s database has applied of this release's migrations (nothing is changed). */
 export async function migrationStatus(dataSource: DataSource): Promise<MigrationStatus> {
   const known = dataSource.migrations.map((m) => m.name ?? m.constructor.name);
-  const table = dataSource.options.migrationsTableName ?? 'migrations';
-  const [{ present }] = (await dataSource.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])) as Array<{ present: boolean }>;
-  const recorded: string[] = present ? ((await dataSource.query(`SELECT name FROM "${table}" ORDER BY id`)) as Array<{ name: string }>).map((r) => r.name) : [];
-  const done = new Set(recorded);
+  // TypeORM's own read of its table: no table yet is nothing applied (it creates none)
+  const executed = await new MigrationExecutor(dataSource).getExecutedMigrations();
+  const done = new Set(executed.map((m) => m.name));
   const mine = new Set(known);
   return {
     applied: known.filter((n) => done.has(n)),
     pending: known.filter((n) => !done.has(n)),
-    unknown: recorded.filter((n) => !mine.has(n)),
+    // in the order they ran (TypeORM lists the newest first)
+    unknown: executed.map((m) => m.name).filter((n) => !mine.has(n)).reverse(),
   };
 }
 
