@@ -46,6 +46,30 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
     );
   });
 
+  it('sends the profile once per work order, not once per server: 40 servers of a profile with 45 KB of user_data', async () => {
+    // 45 KB of user_data: 60 KB in base64 as Nova takes it, within its 65,535 characters
+    const userData = '#!/bin/sh\n' + 'echo trellis\n'.repeat(3450);
+    const { clusterId } = await createProfileAndCluster(api, 'big', 0, {}, { user_data: userData });
+    const action = await scaleOut(api, 'big', 40, 120_000);
+    expect(action.status).toBe('SUCCEEDED');
+
+    // every server booted with the profile's user_data
+    const nodes = await nodesOf(api, clusterId);
+    const booted = trellis.simulator!.state.servers().filter((s) => nodes.some((n) => n.physical_id === s.id));
+    expect(booted).toHaveLength(40);
+    expect(booted.every((s) => s.userData === Buffer.from(userData).toString('base64'))).toBe(true);
+
+    // the order the worker took (and the engine wrote to its outbox) holds the profile once: with
+    // the profile on each server (work orders of schema_version 1) it was 1.94 MB
+    const [order] = await trellis.infra.database.dataSource.query(
+      `SELECT octet_length(payload::text) AS bytes, payload->>'schema_version' AS version FROM work_orders WHERE action_id = $1`,
+      [action.id],
+    );
+    expect(order.version).toBe('2');
+    expect(Number(order.bytes)).toBeGreaterThan(userData.length);
+    expect(Number(order.bytes)).toBeLessThan(userData.length + 40 * 400);
+  });
+
   it("starts a bound scaling policy's cooldown when its scale-out ends: the next one is refused (409 ActionCooldown)", async () => {
     await createProfileAndCluster(api, 'cool');
     const policy = await createPolicy(api, 'cool-scaling', {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Queues, SCHEMA_VERSION } from '@trellis/contracts';
+import { Queues, SCHEMA_VERSION, WORK_ORDER_SCHEMA_VERSION, WorkOrderMessage, acceptedSchemaVersions } from '@trellis/contracts';
 import { hostileJson, hostileKey, hostileLeaf, hostileNesting, hostileString, malformedJsonText, objectOf, toJsonText } from './hostile-values';
 
 /**
@@ -43,17 +43,18 @@ const notIn = (allowed: readonly unknown[]) => fc.oneof(hostileString, notString
 const removed = fc.constant(undefined);
 const required = (values: fc.Arbitrary<unknown>) => fc.oneof({ arbitrary: values, weight: 4 }, { arbitrary: removed, weight: 1 });
 
-const envelope = (action: string): fc.Arbitrary<Fields> =>
+const envelope = (action: string, version = SCHEMA_VERSION): fc.Arbitrary<Fields> =>
   fc.record({ message_id: uuid, action_id: uuid, cluster_id: fc.option(uuid, { nil: null }) }).map((ids) => ({
     ...ids,
-    schema_version: SCHEMA_VERSION,
+    schema_version: version,
     correlation_id: 'fuzz-case',
     action,
   }));
 
-const ENVELOPE_VIOLATIONS: Violation[] = [
+/** the envelope's violations for a contract that takes the schema versions `accepted` */
+const envelopeViolations = (accepted: readonly number[] = [SCHEMA_VERSION]): Violation[] => [
   { path: ['message_id'], values: required(notUuid) },
-  { path: ['schema_version'], values: required(fc.oneof(fc.integer().filter((n) => n !== SCHEMA_VERSION), notInt)) },
+  { path: ['schema_version'], values: required(fc.oneof(fc.integer().filter((n) => !accepted.includes(n)), notInt)) },
   { path: ['action_id'], values: required(notUuid) },
   { path: ['correlation_id'], values: required(fc.oneof(notString, fc.constantFrom('', 'a b', 'x'.repeat(129), 'ü', 'a\u0000b'))) },
   { path: ['cluster_id'], values: notUuid },
@@ -77,7 +78,7 @@ const KINDS = ['create', 'delete', 'mixed', 'cloud', 'ops'];
 export const CONTRACTS: Record<string, Contract> = {
   [Queues.engineActions]: {
     template: fc.tuple(envelope('CLUSTER_SCALE_OUT'), fc.constantFrom(...CAUSES)).map(([e, cause]) => ({ ...e, project: 'fuzz-project', cause })),
-    violations: [...ENVELOPE_VIOLATIONS, ACTION_VIOLATION, { path: ['project'], values: required(notString) }, { path: ['cause'], values: required(notIn(CAUSES)) }],
+    violations: [...envelopeViolations(), ACTION_VIOLATION, { path: ['project'], values: required(notString) }, { path: ['cause'], values: required(notIn(CAUSES)) }],
     templateIsBad: true,
   },
   [Queues.engineResults]: {
@@ -89,7 +90,7 @@ export const CONTRACTS: Record<string, Contract> = {
       groups: {},
     })),
     violations: [
-      ...ENVELOPE_VIOLATIONS,
+      ...envelopeViolations(),
       { path: ['outcome'], values: required(notIn(OUTCOMES)) },
       { path: ['reason'], values: required(notString) },
       { path: ['nodes'], values: required(notArray) },
@@ -102,19 +103,20 @@ export const CONTRACTS: Record<string, Contract> = {
     templateIsBad: false,
   },
   [Queues.workerOrders]: {
-    template: fc.tuple(envelope('CLUSTER_SCALE_OUT'), uuid).map(([e, node]) => ({
+    template: fc.tuple(envelope('CLUSTER_SCALE_OUT', WORK_ORDER_SCHEMA_VERSION), uuid).map(([e, node]) => ({
       ...e,
       project: 'fuzz-project',
       user: 'fuzz-user',
       kind: 'create',
       create_groups: [{ ref: 'g1', name: 'fz-group', policy: 'anti-affinity' }],
-      create_servers: [{ node_id: node, name: 'fz-node', index: 0, placement: { zone: 'az1', servergroup: 'g1' }, profile: { flavor: 'm1.tiny', image: 'cirros-fake' }, metadata: {} }],
+      create_servers: [{ node_id: node, name: 'fz-node', index: 0, placement: { zone: 'az1', servergroup: 'g1' }, metadata: {} }],
+      profile: { flavor: 'm1.tiny', image: 'cirros-fake' },
       delete_servers: [],
       delete_groups: [],
       build_timeout: 60,
     })),
     violations: [
-      ...ENVELOPE_VIOLATIONS,
+      ...envelopeViolations(acceptedSchemaVersions(WorkOrderMessage)),
       ACTION_VIOLATION,
       { path: ['project'], values: required(notString) },
       { path: ['user'], values: required(notString) },
@@ -126,7 +128,9 @@ export const CONTRACTS: Record<string, Contract> = {
       { path: ['create_servers', 0, 'node_id'], values: required(notUuid) },
       { path: ['create_servers', 0, 'index'], values: required(fc.oneof(notInt, fc.constantFrom(-1, -(2 ** 31)))) },
       { path: ['create_servers', 0, 'placement'], values: notObject },
-      { path: ['create_servers', 0, 'profile'], values: required(notObject) },
+      { path: ['profile'], values: required(notObject) },
+      // a server's own profile (orders of schema_version 1) may be absent, but not anything else
+      { path: ['create_servers', 0, 'profile'], values: notObject.filter((v) => v !== null) },
       { path: ['delete_servers'], values: fc.oneof(notArray, fc.constant([{ node_id: 'x', destroy: 'yes' }])) },
       { path: ['server_ops'], values: fc.oneof(notArray.filter((v) => v !== null), fc.constant([{ node_id: 'x', op: 1, params: [] }])) },
     ],
@@ -149,7 +153,7 @@ function setPath(target: Fields, path: Array<string | number>, value: unknown): 
 const harmless = fc.array(
   fc.oneof(
     fc.record({ path: fc.constant<Array<string | number>>([]), key: hostileKey, value: hostileJson }),
-    fc.record({ path: fc.constant<Array<string | number>>(['create_servers', 0, 'profile']), key: hostileKey, value: fc.oneof(hostileJson, hostileNesting) }),
+    fc.record({ path: fc.constant<Array<string | number>>(['profile']), key: hostileKey, value: fc.oneof(hostileJson, hostileNesting) }),
     fc.record({ path: fc.constant<Array<string | number>>(['create_servers', 0, 'metadata']), key: hostileKey, value: hostileLeaf }),
   ),
   { maxLength: 3 },

@@ -1,5 +1,14 @@
 import type { ClassConstructor } from 'class-transformer';
-import { ActionFinishedMessage, ActionRequestedMessage, SCHEMA_VERSION, WorkOrderMessage, WorkResultMessage } from './messages';
+import {
+  ActionFinishedMessage,
+  ActionRequestedMessage,
+  SCHEMA_VERSION,
+  WORK_ORDER_SCHEMA_VERSION,
+  WorkOrderMessage,
+  WorkResultMessage,
+  acceptedSchemaVersions,
+  serverProfile,
+} from './messages';
 import { ContractViolation, parseContract } from './validate';
 
 /**
@@ -29,21 +38,15 @@ const samples: Array<[string, ClassConstructor<object>, Record<string, unknown>]
     WorkOrderMessage,
     {
       ...envelope,
+      schema_version: WORK_ORDER_SCHEMA_VERSION,
       cluster_id: clusterId,
       project: 'demo',
       user: 'demo-user',
       action: 'CLUSTER_SCALE_OUT',
       kind: 'create',
       create_groups: [{ ref: 'g1', name: 'web-anti', policy: 'anti-affinity' }],
-      create_servers: [
-        {
-          node_id: nodeId,
-          name: 'node-web-1',
-          index: 1,
-          placement: { zone: 'az1', servergroup: 'g1' },
-          profile: { type: 'os.nova.server', version: '1.0', properties: { flavor: 'm1.small', image: 'cirros' } },
-        },
-      ],
+      create_servers: [{ node_id: nodeId, name: 'node-web-1', index: 1, placement: { zone: 'az1', servergroup: 'g1' } }],
+      profile: { flavor: 'm1.small', image: 'cirros', metadata: { tier: 'web' } },
       delete_servers: [{ node_id: nodeId, physical_id: 'srv-1', destroy: true }],
       delete_groups: [{ id: 'old-group' }],
       server_ops: [{ node_id: nodeId, physical_id: 'srv-1', op: 'reboot', params: {} }],
@@ -92,9 +95,42 @@ describe('a message from a newer release of the same schema_version', () => {
     expect(plain.added_by_a_newer_release).toEqual({ depth: 0, note: 'ignored by this release' });
   });
 
-  it.each(samples)('%s: another schema_version is refused, naming the field (the consumer dead-letters it)', (_name, cls, sample) => {
-    const newer = { ...sample, schema_version: SCHEMA_VERSION + 1 };
+  it.each(samples)('%s: a newer schema_version is refused, naming the field (the consumer dead-letters it)', (_name, cls, sample) => {
+    const newer = { ...sample, schema_version: Math.max(...acceptedSchemaVersions(cls)) + 1 };
     expect(() => parseContract(cls, newer)).toThrow(ContractViolation);
     expect(() => parseContract(cls, newer)).toThrow(/schema_version/);
+  });
+});
+
+describe('work orders of two schema versions (WORK_ORDER_SCHEMA_VERSION)', () => {
+  const [, , current] = samples.find(([name]) => name === 'WorkOrderMessage')!;
+  const servers = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ node_id: `${nodeId.slice(0, -2)}${String(i).padStart(2, '0')}`, name: `node-web-${i}`, index: i, placement: { zone: 'az1' } }));
+
+  it('takes version 1, written by engines of the release before, each server with its own profile', () => {
+    const profile = { flavor: 'm1.small', image: 'cirros' };
+    const v1 = { ...current, schema_version: 1, profile: undefined, create_servers: servers(2).map((c) => ({ ...c, profile })) };
+    const order = parseContract(WorkOrderMessage, JSON.parse(JSON.stringify(v1)));
+    expect(order.create_servers.map((c) => serverProfile(order, c))).toEqual([profile, profile]);
+  });
+
+  it('reads version 2\'s profile once for every server', () => {
+    const order = parseContract(WorkOrderMessage, { ...current, create_servers: servers(3) });
+    expect(order.create_servers.map((c) => serverProfile(order, c))).toEqual(Array(3).fill(current.profile));
+  });
+
+  it('refuses an order with a server to create and no profile for it, naming the field', () => {
+    const { profile: _profile, ...without } = current;
+    expect(() => parseContract(WorkOrderMessage, without)).toThrow(/\bprofile: profile must be an object/);
+    expect(() => parseContract(WorkOrderMessage, { ...current, profile: 'cirros' })).toThrow(/\bprofile: profile must be an object/);
+    // an order that creates nothing needs none (a scale-in, a survey)
+    expect(() => parseContract(WorkOrderMessage, { ...without, kind: 'delete', create_servers: [] })).not.toThrow();
+  });
+
+  it('names the versions it takes when it refuses one', () => {
+    expect(() => parseContract(WorkOrderMessage, { ...current, schema_version: 3 })).toThrow(/schema_version must be one of the following values: 1, 2/);
+    expect(() => parseContract(ActionFinishedMessage, { ...samples[3][2], schema_version: WORK_ORDER_SCHEMA_VERSION })).toThrow(
+      new RegExp(`schema_version must be one of the following values: ${SCHEMA_VERSION}$`),
+    );
   });
 });

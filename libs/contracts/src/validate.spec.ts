@@ -48,7 +48,7 @@ describe('parseContract', () => {
       build_timeout: 60,
     });
     expect(order.create_servers[0]).toBeInstanceOf(ServerCreateDto);
-    expect(order.create_servers[0].profile.metadata).toBe(metadata);
+    expect(order.create_servers[0].profile!.metadata).toBe(metadata);
     expect(Object.keys(order.create_servers[0].metadata!)).toEqual(['constructor', '__proto__', 'role']);
     expect(order.delete_servers).toEqual([]);
   });

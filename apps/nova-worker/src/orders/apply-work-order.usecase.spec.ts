@@ -58,6 +58,23 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(await w.results(actionId)).toEqual([]);
   });
 
+  it('boots every server of an order from the order\'s profile, and each from its own in an order of schema_version 1 (an engine of the release before)', async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const [na, nb] = [await insertNode(db, { action_id: a }), await insertNode(db, { action_id: b })];
+    const profile = { flavor: 'm1.small', image: 'ubuntu', user_data: '#cloud-config', metadata: { tier: 'db' }, networks: [] };
+
+    await w.apply.execute(workOrder(a, { create_servers: [serverFor(na)], profile }));
+    await w.apply.execute(workOrder(b, { schema_version: 1, profile: undefined, create_servers: [{ ...serverFor(nb), profile }] }));
+
+    expect(nova.created).toHaveLength(2);
+    const [fromV2, fromV1] = nova.created;
+    expect(fromV2).toMatchObject({ flavorRef: 'm1.small', imageRef: 'ubuntu', userData: '#cloud-config', metadata: { tier: 'db' } });
+    const { metadata: m2, name: _n2, ...rest2 } = fromV2;
+    const { metadata: m1, name: _n1, ...rest1 } = fromV1;
+    expect(rest1).toEqual(rest2);
+    expect({ ...m1, trellis_node: '', trellis_action: '' }).toEqual({ ...m2, trellis_node: '', trellis_action: '' });
+  });
+
   it('asks Nova for nothing once the action has ended, and leaves the reason the node was failed with first', async () => {
     const actionId = randomUUID();
     const now = new Date();

@@ -1,4 +1,4 @@
-import type { WorkOrderMessage, ServerCreateDto } from '@trellis/contracts';
+import { serverProfile, type WorkOrderMessage, type ServerCreateDto } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
 import { TRELLIS_ACTION_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from '@trellis/nova';
 import { hotQuery, inTransaction } from '@trellis/persistence';
@@ -112,7 +112,7 @@ export class ApplyWorkOrderUseCase {
       const ended = await endedStatus();
       if (ended) return { create, serverId: null, error: `The action ended ${ended} before the server of node ${create.name} was requested.`, uncertain: false };
       try {
-        const request = buildServerRequest(create, { clusterId: order.cluster_id, actionId: order.action_id }, resolveGroup);
+        const request = buildServerRequest(create, serverProfile(order, create), { clusterId: order.cluster_id, actionId: order.action_id }, resolveGroup);
         const { id, uncertain = false } = await nova.createServer(request);
         created++;
         return { create, serverId: id, error: null, uncertain };

@@ -1,3 +1,4 @@
+import type { ServerCreateDto } from '@trellis/contracts';
 import { buildServerRequest, toNovaNetworks } from './server-request';
 
 const create = (over: Record<string, unknown> = {}) =>
@@ -10,11 +11,14 @@ const create = (over: Record<string, unknown> = {}) =>
     ...over,
   }) as never;
 
+/** the request for a server whose profile is `create.profile` (how serverProfile() resolves it is in work-order.spec) */
+const build = (create: ServerCreateDto, i: typeof ids, resolve: (ref: string) => string) => buildServerRequest(create, create.profile!, i, resolve);
+
 const ids = { clusterId: '22222222-2222-4222-8222-222222222222', actionId: '33333333-3333-4333-8333-333333333333' };
 
 describe('buildServerRequest', () => {
   it('tags the server with its cluster, node and action so a redelivery can find it', () => {
-    const req = buildServerRequest(create(), ids, (r) => r);
+    const req = build(create(), ids, (r) => r);
     expect(req.metadata).toEqual({
       trellis_cluster: ids.clusterId,
       trellis_node: '11111111-1111-4111-8111-111111111111',
@@ -24,7 +28,7 @@ describe('buildServerRequest', () => {
   });
 
   it('puts the placement zone over the profile zone and the policy group over the profile hint', () => {
-    const req = buildServerRequest(
+    const req = build(
       create({
         placement: { zone: 'az2', servergroup: 'ref:group:1' },
         profile: {
@@ -44,7 +48,7 @@ describe('buildServerRequest', () => {
   });
 
   it('keeps the profile zone and hints when the policies set none', () => {
-    const req = buildServerRequest(
+    const req = build(
       create({ profile: { flavor: '1', image: 'i', availability_zone: 'az1', scheduler_hints: { group: 'g' } } }),
       ids,
       (r) => r,

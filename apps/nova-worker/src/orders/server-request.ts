@@ -32,13 +32,15 @@ function stringMap(value: unknown): Record<string, string> {
  * Build Nova's create request for one decided node: the profile's properties, with the placement
  * decided by the policies on top (the placement zone overrides the profile's availability_zone and
  * the policy's server group overrides a `group` hint of the profile, as Senlin's nova profile did).
+ * `p` is the profile's properties the server boots from (serverProfile(): the order's, or in an
+ * order of schema_version 1, the server's own).
  */
 export function buildServerRequest(
   create: ServerCreateDto,
+  p: Record<string, unknown>,
   ids: { clusterId: string | null; actionId: string },
   resolveGroup: (ref: string) => string,
 ): ServerCreateRequest {
-  const p = create.profile;
   const hints: Record<string, unknown> = { ...((p.scheduler_hints as Record<string, unknown>) ?? {}) };
   if (create.placement.servergroup) hints.group = resolveGroup(create.placement.servergroup);
   const zone = create.placement.zone ?? (typeof p.availability_zone === 'string' ? p.availability_zone : undefined);

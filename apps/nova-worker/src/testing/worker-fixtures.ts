@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@trellis/common';
-import { RoutingKeys, SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
+import { RoutingKeys, WORK_ORDER_SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
 import { NovaError, type CreatedServer, type NovaPort, type Server, type ServerAction, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
 import { NodeEntity, WorkOrderEntity, type Database } from '@trellis/persistence';
 import { BuildPoller } from '../builds/build-poller';
@@ -166,7 +166,7 @@ export async function insertNode(db: Database, over: Partial<NodeEntity> = {}): 
 export function workOrder(actionId: string, over: Partial<WorkOrderMessage> = {}): WorkOrderMessage {
   return {
     message_id: randomUUID(),
-    schema_version: SCHEMA_VERSION,
+    schema_version: WORK_ORDER_SCHEMA_VERSION,
     action_id: actionId,
     correlation_id: `req-${actionId}`,
     cluster_id: null,
@@ -179,6 +179,7 @@ export function workOrder(actionId: string, over: Partial<WorkOrderMessage> = {}
     delete_servers: [],
     delete_groups: [],
     build_timeout: 600,
+    profile: FIXTURE_PROFILE,
     ...over,
   };
 }
@@ -195,12 +196,14 @@ export async function insertOrderLeftApplying(db: Database, order: WorkOrderMess
   );
 }
 
+/** The profile properties of the fixtures' orders (on the order: WORK_ORDER_SCHEMA_VERSION). */
+export const FIXTURE_PROFILE = { flavor: 'm1.tiny', image: 'cirros', networks: [] };
+
 export const serverFor = (node: NodeEntity, placement: ServerCreateDto['placement'] = { zone: 'az1' }): ServerCreateDto => ({
   node_id: node.id,
   name: node.name,
   index: node.index,
   placement,
-  profile: { flavor: 'm1.tiny', image: 'cirros', networks: [] },
 });
 
 /** The trust the fixtures' owner (user-a in project-a) gave Trellis. */

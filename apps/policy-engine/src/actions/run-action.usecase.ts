@@ -3,7 +3,7 @@ import {
   type ActionRequestedMessage,
   Exchanges,
   RoutingKeys,
-  SCHEMA_VERSION,
+  WORK_ORDER_SCHEMA_VERSION,
   type WorkOrderMessage,
 } from '@trellis/contracts';
 import type { Logger } from '@trellis/common';
@@ -287,11 +287,11 @@ export class RunActionUseCase {
     profile?: Record<string, unknown>,
     writes: SqlStatement[] = [],
   ) {
-    const profiles = profile ?? (await this.profilesOf(m, action));
+    const profiles = plan.create_nodes.length ? (profile ?? (await this.profilesOf(m, action))) : undefined;
     const messageId = randomUUID();
     const order: WorkOrderMessage = {
       message_id: messageId,
-      schema_version: SCHEMA_VERSION,
+      schema_version: WORK_ORDER_SCHEMA_VERSION,
       action_id: action.id,
       correlation_id: correlationId,
       sent_at: now.toISOString(),
@@ -306,8 +306,9 @@ export class RunActionUseCase {
         name: n.name,
         index: n.index,
         placement: n.placement,
-        profile: profiles,
       })),
+      // once for every server, not on each (WORK_ORDER_SCHEMA_VERSION)
+      ...(plan.create_nodes.length ? { profile: profiles } : {}),
       delete_servers: plan.delete_nodes,
       delete_groups: plan.delete_groups,
       ...(plan.server_ops?.length ? { server_ops: plan.server_ops } : {}),

@@ -77,9 +77,8 @@ export class RepairRunner {
             ...empty(),
             kind: 'create',
             create_groups: pendingGroups(state),
-            create_servers: [
-              { node_id: r.node_id, name: r.name, index, placement: r.placement, profile: (profile.spec.properties as Record<string, unknown>) ?? {} },
-            ],
+            create_servers: [{ node_id: r.node_id, name: r.name, index, placement: r.placement }],
+            profile: (profile.spec.properties as Record<string, unknown>) ?? {},
           },
           send,
         );

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Exchanges, RoutingKeys, SCHEMA_VERSION, type WorkOrderMessage } from '@trellis/contracts';
+import { Exchanges, RoutingKeys, WORK_ORDER_SCHEMA_VERSION, type WorkOrderMessage } from '@trellis/contracts';
 import { ActionEntity, ActionStepEntity, addToOutbox, row } from '@trellis/persistence';
 import type { EntityManager } from 'typeorm';
 
 export type StepKind = 'survey' | 'groups' | 'create' | 'delete' | 'cleanup';
 
-export type OrderBody = Pick<WorkOrderMessage, 'kind' | 'create_groups' | 'create_servers' | 'delete_servers' | 'delete_groups'>;
+export type OrderBody = Pick<WorkOrderMessage, 'kind' | 'create_groups' | 'create_servers' | 'delete_servers' | 'delete_groups' | 'profile'>;
 
 /**
  * Writes one step of an action: its `action_steps` row and its work order, whose `action_id` is the
@@ -22,7 +22,7 @@ export async function emitStep(
   const id = randomUUID();
   const order: WorkOrderMessage = {
     message_id: randomUUID(),
-    schema_version: SCHEMA_VERSION,
+    schema_version: WORK_ORDER_SCHEMA_VERSION,
     action_id: id,
     correlation_id: options.correlationId,
     sent_at: options.now.toISOString(),

@@ -1,6 +1,38 @@
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches } from 'class-validator';
+import {
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Validate,
+  ValidatorConstraint,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 
+/** The schema version of every message type that has not needed a second one. */
 export const SCHEMA_VERSION = 1;
+
+/**
+ * The schema versions a consumer of this release takes for a message type: the class's own
+ * `static readonly schemaVersions`, or SCHEMA_VERSION alone. A type whose form changed in a way older
+ * consumers cannot take (README "Upgrading a running deployment") lists its older versions too, so
+ * messages written before an upgrade (queued, in the outbox, kept for a resend) are still taken.
+ */
+export function acceptedSchemaVersions(cls: unknown): readonly number[] {
+  return (cls as { schemaVersions?: readonly number[] } | undefined)?.schemaVersions ?? [SCHEMA_VERSION];
+}
+
+@ValidatorConstraint({ name: 'isIn' })
+class AcceptedSchemaVersion implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return acceptedSchemaVersions((args.object as object).constructor).includes(value as number);
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be one of the following values: ${acceptedSchemaVersions((args.object as object).constructor).join(', ')}`;
+  }
+}
 
 /**
  * Fields every queue message carries: a unique message id (the idempotency key of consumers),
@@ -12,7 +44,7 @@ export abstract class MessageEnvelope {
   message_id: string;
 
   @IsInt()
-  @IsIn([SCHEMA_VERSION])
+  @Validate(AcceptedSchemaVersion)
   schema_version: number;
 
   @IsUUID()

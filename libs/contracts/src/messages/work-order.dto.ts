@@ -9,6 +9,7 @@ import {
   IsString,
   IsUUID,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { MessageEnvelope } from './envelope.dto';
@@ -41,9 +42,14 @@ export class ServerCreateDto {
   @Type(() => PlacementDto)
   placement: PlacementDto;
 
-  /** the os.nova.server profile properties (flavor, image, networks, metadata, scheduler_hints, ...) */
+  /**
+   * the os.nova.server profile properties (flavor, image, networks, metadata, scheduler_hints, ...)
+   * this server boots from, when they are not the order's `profile`: work orders of schema_version 1
+   * carry them here for every server, those of version 2 once, on the order (serverProfile())
+   */
+  @IsOptional()
   @IsObject()
-  profile: Record<string, unknown>;
+  profile?: Record<string, unknown>;
 
   @IsOptional()
   @IsObject()
@@ -121,11 +127,23 @@ export class ServerGroupDeleteDto {
 }
 
 /**
+ * The schema_version engines of this release write on work orders. Version 2 carries the profile
+ * properties once, on the order, where version 1 repeated them on every server to create (a
+ * 1,000-node scale-out of a profile with 64 KB of user_data was a 64 MB message, above RabbitMQ 4's
+ * default 16 MiB limit). Workers of this release take both; workers of the release before
+ * dead-letter version 2, naming schema_version (README "Upgrading a running deployment").
+ */
+export const WORK_ORDER_SCHEMA_VERSION = 2;
+
+/**
  * policy-engine → nova-worker: what to change in Nova for one action, as decided by the chain.
  * Server groups are created first (their refs are resolved in the placements), then servers are
  * created, then servers deleted, then groups deleted.
  */
 export class WorkOrderMessage extends MessageEnvelope {
+  /** version 1: orders written before WORK_ORDER_SCHEMA_VERSION, still queued, stored or resent */
+  static readonly schemaVersions: readonly number[] = [1, WORK_ORDER_SCHEMA_VERSION];
+
   @IsOptional()
   @IsUUID()
   cluster_id: string | null;
@@ -159,6 +177,14 @@ export class WorkOrderMessage extends MessageEnvelope {
   @Type(() => ServerCreateDto)
   create_servers: ServerCreateDto[] = [];
 
+  /**
+   * the profile properties every server of `create_servers` boots from, unless it carries its own
+   * (absent in version 1, where each server carries them); required as soon as one server has none
+   */
+  @ValidateIf((o: WorkOrderMessage) => Array.isArray(o.create_servers) && o.create_servers.some((c) => isRecord(c) && c.profile === undefined))
+  @IsObject()
+  profile?: Record<string, unknown>;
+
   @IsArray()
   @IsObject({ each: true })
   @ValidateNested({ each: true })
@@ -183,4 +209,11 @@ export class WorkOrderMessage extends MessageEnvelope {
   @IsInt()
   @Min(1)
   build_timeout: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The profile properties a server of the order boots from: its own (version 1), else the order's. */
+export function serverProfile(order: Pick<WorkOrderMessage, 'profile'>, create: Pick<ServerCreateDto, 'profile'>): Record<string, unknown> {
+  return create.profile ?? order.profile ?? {};
 }
