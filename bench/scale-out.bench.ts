@@ -12,8 +12,13 @@ import { Api, PROFILE_SPEC, adminToken, demoToken, startStack, type Stack } from
  * the action-finished notification, split into Trellis's own work and the time spent on Nova.
  */
 
-const FULL = { nodes: 100, runs: 5, build_delay_ms: 500, hosts_per_zone: 60 };
-const QUICK = { nodes: 100, runs: 1, build_delay_ms: 500, hosts_per_zone: 60 };
+/**
+ * `user_data_kb`: KB of user_data in the profile (0: none; at most 47, which Nova takes as 62,668
+ * base64 characters of its 65,535): what a work order's size depends on (README, "Upgrading to this
+ * release").
+ */
+const FULL = { nodes: 100, runs: 5, build_delay_ms: 500, hosts_per_zone: 60, user_data_kb: 0 };
+const QUICK = { nodes: 100, runs: 1, build_delay_ms: 500, hosts_per_zone: 60, user_data_kb: 0 };
 
 const POLICIES = {
   affinity: { type: 'senlin.policy.affinity', version: '1.0', properties: { servergroup: { policies: 'soft-anti-affinity' } } },
@@ -39,6 +44,8 @@ interface Timeline {
   finished: number;
   /** the action.finished notification reached the client */
   notified: number;
+  /** the size of the work order as the worker stored it (its payload as JSON text) */
+  orderBytes: number;
 }
 
 const PHASES: Array<{ key: string; label: string; from: keyof Timeline; to: keyof Timeline; side: 'trellis' | 'nova' }> = [
@@ -67,9 +74,29 @@ async function serversOf(stack: Stack, token: string, clusterId: string): Promis
   return body.servers.filter((s) => s.metadata?.trellis_cluster === clusterId);
 }
 
+/** the nova-worker's compute requests so far, by operation (its trellis_openstack_requests_total) */
+async function computeRequests(stack: Stack): Promise<Record<string, number>> {
+  const res = await fetch(stack.workerMetricsUrl);
+  if (!res.ok) throw new Error(`GET ${stack.workerMetricsUrl}: ${res.status}`);
+  const out: Record<string, number> = {};
+  for (const line of (await res.text()).split('\n')) {
+    const m = /^trellis_openstack_requests_total\{(.*)\} (\d+)$/.exec(line);
+    if (!m || !/service="compute"/.test(m[1])) continue;
+    const op = /operation="([^"]+)"/.exec(m[1])?.[1] ?? '?';
+    out[op] = (out[op] ?? 0) + Number(m[2]);
+  }
+  return out;
+}
+
+const minus = (after: Record<string, number>, before: Record<string, number>) =>
+  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
+
 async function timeline(db: Client, actionId: string, submitted: number, accepted: number, notified: number, servers: Array<Record<string, any>>): Promise<Timeline> {
   const a = await db.query<{ start_time: number; end_time: number; status: string }>(`SELECT start_time, end_time, status FROM actions WHERE id = $1`, [actionId]);
-  const o = await db.query<{ created: Date; timeout: number }>(`SELECT created_at AS created, (payload->>'build_timeout')::int AS timeout FROM work_orders WHERE action_id = $1`, [actionId]);
+  const o = await db.query<{ created: Date; timeout: number; bytes: number }>(
+    `SELECT created_at AS created, (payload->>'build_timeout')::int AS timeout, octet_length(payload::text) AS bytes FROM work_orders WHERE action_id = $1`,
+    [actionId],
+  );
   const n = await db.query<{ applied: Date; observed: Date; count: string }>(
     `SELECT max(build_deadline) AS applied, max(created_at) AS observed, count(*)::text AS count FROM nodes WHERE action_id = $1`,
     [actionId],
@@ -86,6 +113,7 @@ async function timeline(db: Client, actionId: string, submitted: number, accepte
     observed: n.rows[0].observed.getTime(),
     finished: a.rows[0].end_time * 1000,
     notified,
+    orderBytes: Number(o.rows[0].bytes),
   };
 }
 
@@ -93,6 +121,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
   const p = intParams('scale-out', ctx.params, ctx.quick ? QUICK : FULL, {
     build_delay_ms: { min: 0, max: 600_000 },
     hosts_per_zone: { min: 1, max: 1000 },
+    user_data_kb: { min: 0, max: 47 },
   });
   const loadBefore = loadavg();
   ctx.progress.start(`starting the services (simulator: 2 zones × ${p.hosts_per_zone} hosts, build delay ${p.build_delay_ms} ms)`, 1);
@@ -105,11 +134,15 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     const api = new Api(stack.apiUrl, await demoToken(stack.authUrl));
     const admin = await adminToken(stack.authUrl);
     events = await FinishedListener.open(stack.vhost.url);
-    await api.expect(201, 'POST', '/v1/profiles', { profile: { name: 'bench-profile', spec: PROFILE_SPEC } });
+    const userData = p.user_data_kb ? `#!/bin/sh\n${'# trellis bench\n'.repeat(Math.floor((p.user_data_kb * 1024 - 10) / 16))}` : undefined;
+    const spec = userData ? { ...PROFILE_SPEC, properties: { ...PROFILE_SPEC.properties, user_data: userData } } : PROFILE_SPEC;
+    await api.expect(201, 'POST', '/v1/profiles', { profile: { name: 'bench-profile', spec } });
     const affinity = (await api.expect(201, 'POST', '/v1/policies', { policy: { name: 'bench-soft-anti', spec: POLICIES.affinity } })).body.policy.id as string;
     const zones = (await api.expect(201, 'POST', '/v1/policies', { policy: { name: 'bench-zones', spec: POLICIES.zones } })).body.policy.id as string;
 
     const timelines: Timeline[] = [];
+    /** the worker's requests to Nova's compute API for each scale-out, by operation */
+    const requests: Array<Record<string, number>> = [];
     const placements: Array<{ servers: number; hosts: number; zones: Record<string, number>; errors: number }> = [];
     ctx.progress.start(`${p.runs} scale-out(s) of ${p.nodes} nodes, each on a new cluster`, p.runs);
     for (let r = 0; r < p.runs; r++) {
@@ -123,6 +156,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         const done = await api.waitForAction(Api.actionIdOf(attach));
         if (done.status !== 'SUCCEEDED') throw new Error(`policy_attach ${policyId}: ${done.status} ${done.status_reason}`);
       }
+      const requestsBefore = await computeRequests(stack);
       const submitted = Date.now();
       const res = await api.expect(202, 'POST', `/v1/clusters/${clusterId}/actions`, { scale_out: { count: p.nodes } });
       const accepted = Date.now();
@@ -133,6 +167,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         const a = (await api.expect(200, 'GET', `/v1/actions/${actionId}`)).body.action;
         throw new Error(`scale-out of ${p.nodes} ended ${f.status}: ${a.status_reason}`);
       }
+      requests.push(minus(await computeRequests(stack), requestsBefore));
       const servers = await serversOf(stack, admin, clusterId);
       if (servers.length !== p.nodes) throw new Error(`expected ${p.nodes} servers in Nova for cluster ${clusterId}, found ${servers.length}`);
       timelines.push(await timeline(db, actionId, submitted, accepted, notified, servers));
@@ -173,8 +208,10 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
       ],
       footnotes: [
         'times from the services\' own records (actions, work_orders, nodes) and Nova\'s OS-SRV-USG:launched_at; every process on one machine and clock',
+        `profile user_data: ${p.user_data_kb ? `${userData!.length} bytes` : 'none'}; work order as stored by the worker: ${timelines.map((t) => t.orderBytes).join(', ')} bytes`,
         `the worker's TRELLIS_POLL_INTERVAL_MS and TRELLIS_WORKER_CONCURRENCY at their defaults (500 ms, 8 requests at a time)`,
         `placement: ${placements.map((pl) => `${pl.hosts} hosts, zones ${JSON.stringify(pl.zones)}`).join('; ')}`,
+        `the worker's requests to Nova's compute API per scale-out: ${requests.map((r) => JSON.stringify(r)).join('; ')}`,
         `load average ${loadBefore.join(' ')} → ${loadAfter.join(' ')}`,
       ],
     };
@@ -195,8 +232,10 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
           nova_ms: sideMs(t, 'nova'),
           trellis_ms: sideMs(t, 'trellis'),
           first_to_last_active_ms: t.lastActive - t.firstActive,
+          work_order_bytes: t.orderBytes,
         })),
         median_total_ms: median(total),
+        compute_requests: requests,
         placements,
         load_average_before: loadBefore,
         load_average_after: loadAfter,

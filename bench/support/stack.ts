@@ -65,6 +65,8 @@ export interface Stack {
   authUrl: string;
   computeUrl: string;
   apiUrl: string;
+  /** the nova-worker's /metrics (its TRELLIS_OPS_PORT) */
+  workerMetricsUrl: string;
   env: Record<string, string>;
   services: Record<ServiceName, ServiceProcess>;
   /** true once the service is ready: HTTP answers (simulator, gateway), its queues have a consumer (engine, worker) */
@@ -118,6 +120,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   fs.writeFileSync(topologyFile, topologyYaml(options.zones, options.hostsPerZone, options.instancesPerHost));
   const simPort = await freePort();
   const apiPort = await freePort();
+  const workerOpsPort = await freePort();
   const simUrl = `http://127.0.0.1:${simPort}`;
   const logLevel = options.logLevel ?? 'warn';
   const env: Record<string, string> = {
@@ -138,7 +141,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }),
     gateway: ServiceProcess.entry('gateway', options.root, 'apps/gateway/src/main.js', env),
     'policy-engine': ServiceProcess.entry('policy-engine', options.root, 'apps/policy-engine/src/main.js', env),
-    'nova-worker': ServiceProcess.entry('nova-worker', options.root, 'apps/nova-worker/src/main.js', env),
+    'nova-worker': ServiceProcess.entry('nova-worker', options.root, 'apps/nova-worker/src/main.js', { ...env, TRELLIS_OPS_PORT: String(workerOpsPort) }),
   };
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const ready: Record<ServiceName, () => Promise<boolean>> = {
@@ -189,6 +192,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     authUrl: `${simUrl}/identity/v3`,
     computeUrl: `${simUrl}/compute/v2.1`,
     apiUrl,
+    workerMetricsUrl: `http://127.0.0.1:${workerOpsPort}/metrics`,
     env,
     services,
     ready,

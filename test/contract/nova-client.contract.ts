@@ -57,6 +57,8 @@ export function describeNovaClientContract(name: string, makeSettings: () => Pro
     const groups: string[] = [];
     let group: ServerGroup;
     let booted: Server;
+    /** a minute before the server was asked for: clocks of this machine and Nova's may differ a little */
+    let beforeBoot: Date;
 
     beforeAll(async () => {
       fixture = await makeSettings();
@@ -109,6 +111,7 @@ export function describeNovaClientContract(name: string, makeSettings: () => Pro
     });
 
     it('boots a tagged server into a zone and the group, and it becomes ACTIVE there', async () => {
+      beforeBoot = new Date(Date.now() - 60_000);
       const { id } = await nova.createServer({
         name: `contract-${run}-1`,
         imageRef: fixture.image,
@@ -138,6 +141,14 @@ export function describeNovaClientContract(name: string, makeSettings: () => Pro
       expect(listed.map((s) => s.id)).toEqual([booted.id]);
     });
 
+    it('lists it by changes-since a time before it was made, as getServer shows it, and not since a time after', async () => {
+      const changed = await nova.listServers({ changesSince: beforeBoot });
+      const listed = changed.find((s) => s.id === booted.id);
+      expect(listed).toMatchObject({ status: 'ACTIVE', availabilityZone: booted.availabilityZone, host: booted.host, hostId: booted.hostId });
+      const later = await nova.listServers({ changesSince: new Date(Date.now() + 3_600_000) });
+      expect(later.map((s) => s.id)).not.toContain(booted.id);
+    });
+
     it("does not show another project's server to a member", async () => {
       expect(await member.getServer(booted.id)).toBeNull();
     });
@@ -163,6 +174,12 @@ export function describeNovaClientContract(name: string, makeSettings: () => Pro
       await nova.deleteServer(booted.id);
       await waitFor(`server ${booted.id} to go`, async () => ((await nova.getServer(booted.id)) === null ? true : null));
       await expect(nova.deleteServer(booted.id)).resolves.toBeUndefined();
+      // a list by changes-since shows a deleted server, as DELETED (the build poller's "gone")
+      const changed = await waitFor(`server ${booted.id} to be listed DELETED`, async () => {
+        const s = (await nova.listServers({ changesSince: beforeBoot })).find((x) => x.id === booted.id);
+        return s?.status === 'DELETED' ? s : null;
+      });
+      expect(changed.id).toBe(booted.id);
       await nova.deleteServerGroup(group.id);
       expect(await nova.getServerGroup(group.id)).toBeNull();
       await expect(nova.deleteServerGroup(group.id)).resolves.toBeUndefined();

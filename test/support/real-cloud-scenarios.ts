@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig, type OpenStackSettings } from '@trellis/common';
 import { CloudFactKinds } from '@trellis/contracts';
 import { TRELLIS_CLUSTER_KEY, createNovaClient, type NovaPort, type Server } from '@trellis/nova';
+import { buildPollLookups } from '@trellis/observability';
+import { metricValue } from '@trellis/observability/testing';
+import { LIST_FROM } from '../../apps/nova-worker/src/builds/build-poller';
 import { startEmbedded, type Embedded } from '../../cli/embedded';
 import { ApiClient, keystoneToken, memberHostId } from './api-client';
 import { act, antiAffinitySpec, createPolicy, zoneSpec } from './placement.scenario';
@@ -258,6 +261,33 @@ export async function inheritedGroupScenario(cloud: ScenarioCloud, on: TrellisOn
  * boot forces a host, which Nova allows an admin only: the cloud admin runs it (issue 17; a
  * member's forced host is refused, test/support/acting-as-project.scenario.ts).
  */
+/**
+ * A scale-out of LIST_FROM servers and the scale-in of all of them: the build poller follows them
+ * with lists of the servers changed since their orders (as demo, through demo's trust), besides a
+ * request for any server a list does not show yet; every server ends ACTIVE, then gone.
+ */
+export async function listedBuildsScenario(cloud: ScenarioCloud, on: TrellisOnCloud, prefix: string): Promise<void> {
+  const { api, nova } = on;
+  const timeout = cloud.actionTimeoutMs;
+  const clusterId = await createCluster(api, `${prefix}-many`, profileSpec(cloud, `${prefix}-many`));
+  const listed = async () => metricValue(buildPollLookups, { way: 'list' });
+  const before = await listed();
+
+  expect(await act(api, clusterId, { scale_out: { count: LIST_FROM } }, timeout)).toMatchObject({ status: 'SUCCEEDED' });
+  const nodes = await nodesOf(api, clusterId);
+  expect(nodes.map((n) => n.status)).toEqual(Array(LIST_FROM).fill('ACTIVE'));
+  const servers = await serversOf(nova, clusterId);
+  expect(servers.map((s) => s.id).sort()).toEqual(nodes.map((n) => n.physical_id).sort());
+  expect(servers.every((s) => s.status === 'ACTIVE')).toBe(true);
+  const afterOut = await listed();
+  expect(afterOut - before).toBeGreaterThanOrEqual(LIST_FROM);
+
+  expect(await act(api, clusterId, { scale_in: { count: LIST_FROM } }, timeout)).toMatchObject({ status: 'SUCCEEDED' });
+  expect(await nodesOf(api, clusterId)).toEqual([]);
+  expect(await serversOf(nova, clusterId)).toEqual([]);
+  expect(await listed()).toBeGreaterThan(afterOut);
+}
+
 export async function drsPlacementScenario(cloud: ScenarioCloud, on: TrellisOnCloud, prefix: string): Promise<void> {
   const { adminApi: api, adminNova: nova } = on;
   const timeout = cloud.actionTimeoutMs;
@@ -409,6 +439,9 @@ export function describeScenarios(options: ScenarioSuiteOptions): void {
       inheritedGroupScenario(...started(asAdmin), `${run}-ih`), timeout);
 
     it("DRS: servers land on the DRS node's service host", () => drsPlacementScenario(...started(asAdmin), `${run}-drs`), timeout);
+
+    it(`${LIST_FROM} servers built and deleted are followed with server lists (changes-since), not a request each`, () =>
+      listedBuildsScenario(...started(asAdmin), `${run}-list`), timeout);
 
     it('DRS without the right to list hypervisors: the scale-out fails with "No suitable vSphere host is available."', async () => {
       // a service user without the admin role: demo itself (it can validate only its own tokens,

@@ -52,15 +52,7 @@ export function serverView(
     status === 'BUILD' ? 'building' : status === 'ERROR' ? 'error' : status === 'DELETED' ? 'deleted' : (s.vmState ?? 'active');
   const now = state.now();
   const launched = s.outcome === 'ACTIVE' && s.readyAt <= now && status !== 'BUILD';
-  // The last change a client could have seen.
-  const updated = Math.max(
-    s.createdAt,
-    s.scheduled ? s.scheduleAt : 0,
-    launched ? s.readyAt : 0,
-    status === 'ERROR' ? s.fault!.created : 0,
-    s.deletedAt ?? 0,
-    status === 'DELETED' ? s.destroyedAt! : 0,
-  );
+  const updated = state.changedAt(s);
   const view: Record<string, unknown> = {
     id: s.id,
     name: s.name,

@@ -195,7 +195,8 @@ function listServers(call: Call, detail: boolean): SimResponse {
   if (allTenants && !caller.isAdmin) {
     throw policyDenied(`os_compute_api:servers:${detail ? 'detail' : 'index'}:get_all_tenants`);
   }
-  let servers = state.servers();
+  // a list by changes-since shows the deleted servers Nova still has rows of
+  let servers = q.has('changes-since') ? [...state.servers(), ...state.goneServers()] : state.servers();
   if (!allTenants) servers = servers.filter((s) => s.projectId === caller.project.id);
   if (caller.isAdmin) {
     const project = q.get('project_id') ?? q.get('tenant_id');
@@ -208,6 +209,18 @@ function listServers(call: Call, detail: boolean): SimResponse {
   const zone = q.get('availability_zone');
   if (zone !== null) servers = servers.filter((s) => s.zone === zone);
 
+  // changes-since: servers changed at or after that time, deleted ones included (Nova then does not
+  // leave out the deleted)
+  const changesSince = q.get('changes-since');
+  let since: number | null = null;
+  if (changesSince !== null) {
+    since = Date.parse(changesSince);
+    if (!Number.isFinite(since)) {
+      throw new ApiError(400, `Invalid input for query parameters changes-since. Value: ${changesSince}. '${changesSince}' is not a 'date-time'`);
+    }
+    servers = servers.filter((s) => state.changedAt(s) >= since!);
+  }
+
   const statuses = q.getAll('status').map((s) => s.toUpperCase());
   if (statuses.length > 0) {
     if (!statuses.some((s) => VISIBLE_STATUSES.includes(s))) {
@@ -216,8 +229,8 @@ function listServers(call: Call, detail: boolean): SimResponse {
     }
     const wanted = new Set(statuses.map((s) => (s === 'STOPPED' ? 'SHUTOFF' : s)));
     servers = servers.filter((s) => wanted.has(state.status(s)));
-  } else {
-    // A deleted server is listed only when asked for by status, as in Nova.
+  } else if (since === null) {
+    // A deleted server is listed only when asked for by status or by changes-since, as in Nova.
     servers = servers.filter((s) => state.status(s) !== 'DELETED');
   }
 
@@ -279,6 +292,7 @@ function updateServer(call: Call, id: string): SimResponse {
     s.name = name;
   }
   if (typeof body.server.description === 'string') s.description = body.server.description;
+  s.touchedAt = call.ctx.state.now();
   return { status: 200, body: { server: serverView(call.ctx.state, s, call.caller, call.v, call.ctx.urls) } };
 }
 
@@ -301,6 +315,7 @@ function replaceMetadata(call: Call, id: string): SimResponse {
     throw new ApiError(409, `Cannot 'update metadata' instance ${id} while it is in vm_state ${vmState ?? call.ctx.state.status(s).toLowerCase()}`);
   }
   s.metadata = metadata;
+  s.touchedAt = call.ctx.state.now();
   return { status: 200, body: { metadata } };
 }
 
@@ -842,9 +857,11 @@ function serverAction(call: Call, id: string): SimResponse {
       return { status: 202 };
     case 'lock':
       s.locked = true;
+      s.touchedAt = state.now();
       return { status: 202 };
     default:
       s.locked = false;
+      s.touchedAt = state.now();
       return { status: 202 };
   }
 }

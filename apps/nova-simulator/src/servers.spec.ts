@@ -168,6 +168,37 @@ describe('servers', () => {
     expect((await call(sim, 'GET', `${SERVERS}?status=BOGUS`, { token: demo, version: '2.37' })).body.servers).toEqual([]);
   });
 
+  it('lists by changes-since the servers changed at or after that time, deleted ones included, as their `updated` says', async () => {
+    await call(sim, 'POST', '/_sim/config', { body: { build_delay_ms: 60_000 } });
+    const old = (await boot(sim, { token: demo, name: 'old' })).body.server.id;
+    const idle = (await boot(sim, { token: demo, name: 'idle' })).body.server.id;
+    await advanceClock(sim, 120_000);
+    const fresh = (await boot(sim, { token: demo, name: 'fresh' })).body.server.id;
+    const since = (await call(sim, 'GET', `${SERVERS}/${fresh}`, { token: demo, version: '2.64' })).body.server.created as string;
+    const changed = async () => {
+      const r = await call(sim, 'GET', `${SERVERS}/detail?changes-since=${encodeURIComponent(since)}`, { token: demo, version: '2.64' });
+      expect(r.status).toBe(200);
+      return Object.fromEntries(r.body.servers.map((s: { name: string; status: string; updated: string }) => [s.name, s.status]));
+    };
+    expect(await changed()).toEqual({ fresh: 'BUILD' });
+
+    // a request that changes a server, and a delete, make it "changed"; a deleted one is listed DELETED
+    expect((await call(sim, 'PUT', `${SERVERS}/${old}`, { token: demo, body: { server: { name: 'renamed' } } })).status).toBe(200);
+    expect((await call(sim, 'DELETE', `${SERVERS}/${idle}`, { token: demo })).status).toBe(204);
+    await advanceClock(sim, 45_000);
+    expect(await changed()).toEqual({ fresh: 'BUILD', renamed: 'ACTIVE', idle: 'DELETED' });
+    for (const s of (await call(sim, 'GET', `${SERVERS}/detail?changes-since=${encodeURIComponent(since)}`, { token: demo, version: '2.64' })).body.servers) {
+      expect(Date.parse(s.updated)).toBeGreaterThanOrEqual(Date.parse(since));
+    }
+    // without changes-since a deleted server is not listed
+    expect((await call(sim, 'GET', `${SERVERS}/detail`, { token: demo })).body.servers.map((s: { name: string }) => s.name).sort()).toEqual(['fresh', 'renamed']);
+    // gone (404) but still a row in Nova's database: listed DELETED by changes-since
+    await advanceClock(sim, 60_000);
+    expect((await call(sim, 'GET', `${SERVERS}/${idle}`, { token: demo })).status).toBe(404);
+    expect(await changed()).toEqual({ fresh: 'ACTIVE', renamed: 'ACTIVE', idle: 'DELETED' });
+    expect((await call(sim, 'GET', `${SERVERS}/detail?changes-since=yesterday`, { token: demo })).status).toBe(400);
+  });
+
   it('deletes: ACTIVE with task_state deleting (still a member), then DELETED for a moment, then 404', async () => {
     await call(sim, 'POST', '/_sim/config', { body: { build_delay_ms: 600_000 } });
     const group = await createGroup(sim, demo, 'anti-affinity');

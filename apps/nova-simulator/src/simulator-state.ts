@@ -124,6 +124,8 @@ export interface SimServer {
   vmState?: VmState;
   /** a server action under way */
   task?: ServerTask | null;
+  /** when a request last changed the server itself (its name, metadata or lock), or an action on it began or ended */
+  touchedAt?: number;
   locked?: boolean;
   /** a resize waiting in VERIFY_RESIZE: the flavor a revert goes back to, the vm_state a confirm or revert returns to */
   resize?: { oldFlavor: FlavorRecord; from: VmState } | null;
@@ -184,6 +186,9 @@ const VM_STATUS: Record<VmState, ServerStatus> = {
   resized: 'VERIFY_RESIZE',
 };
 
+/** how many gone servers a simulator keeps for lists by changes-since */
+const DELETED_ROWS_KEPT = 10_000;
+
 export class SimulatorState {
   readonly identity: IdentityStore;
   readonly hosts: ResolvedHost[];
@@ -194,6 +199,12 @@ export class SimulatorState {
   private readonly baseClock: () => number;
   private clockOffsetMs = 0;
   private readonly serverMap = new Map<string, SimServer>();
+  /**
+   * Servers deleted and gone (404), as Nova keeps their soft-deleted rows (until `nova-manage db
+   * archive_deleted_rows`): a list by `changes-since` still shows them, DELETED. The latest
+   * DELETED_ROWS_KEPT, not saved with the state.
+   */
+  private readonly deletedRows: SimServer[] = [];
   private readonly groupMap = new Map<string, SimServerGroup>();
   /** created, not yet scheduled */
   private pending: SimServer[] = [];
@@ -248,6 +259,8 @@ export class SimulatorState {
         continue;
       }
       this.serverMap.delete(id);
+      this.deletedRows.push(s);
+      if (this.deletedRows.length > DELETED_ROWS_KEPT) this.deletedRows.shift();
       const g = s.groupId ? this.groupMap.get(s.groupId) : undefined;
       if (g) g.members = g.members.filter((m) => m !== id);
     }
@@ -371,6 +384,7 @@ export class SimulatorState {
     if (s.task && now < s.task.until) return { status: s.task.status, taskState: s.task.taskState, host: s.host };
     if (s.task) {
       s.vmState = s.task.then;
+      s.touchedAt = s.task.until;
       s.task = null;
     }
     return { status: VM_STATUS[s.vmState ?? 'active'], taskState: null, host: s.host };
@@ -382,7 +396,28 @@ export class SimulatorState {
    */
   startTask(s: SimServer, status: ServerStatus, taskState: TaskState, then: VmState): void {
     this.phase(s);
+    s.touchedAt = this.now();
     s.task = { status, taskState, until: this.now() + Math.floor(this.buildDelayMs / 2), then };
+  }
+
+  /**
+   * When Nova last changed the server, the last change a client could have seen: its `updated`, and
+   * what `changes-since` compares. The latest of its creation, scheduling, launch or fault, delete
+   * and end, a request that changed it (name, metadata, lock) and the start or end of an action.
+   */
+  changedAt(s: SimServer): number {
+    const { status } = this.phase(s);
+    const now = this.now();
+    const launched = s.outcome === 'ACTIVE' && s.readyAt <= now && status !== 'BUILD';
+    return Math.max(
+      s.createdAt,
+      s.scheduled ? s.scheduleAt : 0,
+      launched ? s.readyAt : 0,
+      status === 'ERROR' ? s.fault!.created : 0,
+      s.deletedAt ?? 0,
+      status === 'DELETED' ? s.destroyedAt! : 0,
+      s.touchedAt ?? 0,
+    );
   }
 
   /** The built server's vm_state now (null while it builds, fails, is busy or is being deleted). */
@@ -401,6 +436,12 @@ export class SimulatorState {
   servers(): SimServer[] {
     this.advance();
     return [...this.serverMap.values()];
+  }
+
+  /** the servers that are gone, as Nova's soft-deleted rows (deletedRows) */
+  goneServers(): SimServer[] {
+    this.advance();
+    return [...this.deletedRows];
   }
 
   server(id: string): SimServer | undefined {
@@ -545,6 +586,7 @@ export class SimulatorState {
   /** `POST /_sim/reset`: no servers, groups or faults; the build delay as configured at start. The clock is not rewound. */
   reset(): void {
     this.serverMap.clear();
+    this.deletedRows.length = 0;
     this.groupMap.clear();
     this.pending = [];
     this.nextGoneAt = Infinity;

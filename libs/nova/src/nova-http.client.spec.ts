@@ -299,6 +299,21 @@ describe('NovaHttpClient', () => {
       expect(pages.every((p) => p.query.get('name') === '^smoke-')).toBe(true);
     });
 
+    it('asks for the servers changed since a time with changes-since, on every page', async () => {
+      const all = sample('servers-detail.2.64.json').servers;
+      fake.on('GET', '/compute/v2.1/servers/detail', (req: RecordedRequest) => {
+        const marker = req.query.get('marker');
+        const start = marker ? all.findIndex((s: { id: string }) => s.id === marker) + 1 : 0;
+        return { status: 200, body: { servers: all.slice(start, start + Number(req.query.get('limit'))) } };
+      });
+      const since = new Date('2026-11-27T18:00:00.000Z');
+      const servers = await client({}, { pageSize: 4 }).listServers({ changesSince: since });
+      expect(servers).toHaveLength(all.length);
+      const pages = fake.to('GET', '/compute/v2.1/servers/detail');
+      expect(pages.length).toBeGreaterThan(1);
+      expect(pages.every((p) => p.query.get('changes-since') === '2026-11-27T18:00:00.000Z')).toBe(true);
+    });
+
     it('finds the server of an action and node', async () => {
       const servers = sample('servers-detail.2.64.json').servers;
       servers[2].metadata = trellisMetadata({ actionId: 'a1', nodeId: 'n2' });

@@ -13,7 +13,7 @@ import { findServerFor, tagOf } from './idempotency';
 import { MV, atLeast, chooseMicroversion, microversionHeaders, readVersionDocument } from './microversion';
 import * as shape from './normalise';
 import { NovaError, NovaForbiddenError, NovaMicroversionError, NovaResponseError, type OpenStackService } from './nova.errors';
-import type { AvailabilityZone, CreatedServer, Hypervisor, NovaPort, Server, ServerAction, ServerCreateRequest, ServerGroup, ServerGroupPolicy } from './nova.port';
+import type { AvailabilityZone, CreatedServer, Hypervisor, NovaPort, Server, ServerAction, ServerCreateRequest, ServerGroup, ServerGroupPolicy, ServerListFilter } from './nova.port';
 
 export interface NovaClientOptions extends KeystoneClientOptions {
   /** page size for listing servers and server groups (default 200) */
@@ -171,13 +171,14 @@ export class NovaHttpClient implements NovaPort {
     return read(() => shape.server(shape.object(body, 'body').server));
   }
 
-  async listServers(filter: { metadata?: Record<string, string>; name?: string } = {}): Promise<Server[]> {
+  async listServers(filter: ServerListFilter = {}): Promise<Server[]> {
     const size = this.options.pageSize;
     const servers = new Map<string, Server>();
     let marker: string | null = null;
     for (;;) {
       const query = new URLSearchParams({ limit: String(size) });
       if (filter.name) query.set('name', filter.name);
+      if (filter.changesSince) query.set('changes-since', filter.changesSince.toISOString());
       if (marker) query.set('marker', marker);
       const { body, read } = await this.call('servers.list', 'GET', `/servers/detail?${query}`);
       const page = read(() => shape.array(shape.object(body, 'body').servers, 'servers').map((s, i) => shape.server(s, `servers[${i}]`)));

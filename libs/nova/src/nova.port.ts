@@ -45,6 +45,13 @@ export interface Server {
   flavor?: { id: string | null; name: string | null } | null;
 }
 
+/** What listServers narrows the caller's servers to. */
+export interface ServerListFilter {
+  metadata?: Record<string, string>;
+  name?: string;
+  changesSince?: Date;
+}
+
 /**
  * The server actions Trellis runs for Senlin's node operations and recovery (POST
  * /servers/{id}/action), each in Nova's own terms.
@@ -117,9 +124,10 @@ export interface NovaPort {
   getServer(id: string): Promise<Server | null>;
   /**
    * servers of the caller's project whose metadata contains every given key/value; `name` is
-   * Nova's name filter, a regular expression
+   * Nova's name filter, a regular expression; `changesSince`: only servers Nova changed at or after
+   * that time (its `changes-since`), deleted ones included with status DELETED
    */
-  listServers(filter?: { metadata?: Record<string, string>; name?: string }): Promise<Server[]>;
+  listServers(filter?: ServerListFilter): Promise<Server[]>;
   deleteServer(id: string): Promise<void>;
   /** Nova accepted the action (it runs on asynchronously: poll getServer for its outcome) */
   serverAction(id: string, action: ServerAction): Promise<void>;

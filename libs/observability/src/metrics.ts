@@ -84,6 +84,12 @@ export const leaseTakeovers = counter(
   ['lease'],
 );
 
+export const buildPollLookups = counter(
+  'trellis_build_poll_lookups_total',
+  "Servers the nova-worker's build poller looked at, by way: list (one server list per owner and round) or get (one request each)",
+  ['way'],
+);
+
 export const duplicateServersDeleted = counter(
   'trellis_duplicate_servers_deleted_total',
   'Servers Nova made twice for one node (a create whose answer was lost) and the worker deleted once the node was ACTIVE',

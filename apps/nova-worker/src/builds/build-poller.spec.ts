@@ -4,7 +4,9 @@ import { leaseTakeovers } from '@trellis/observability';
 import { metricValue } from '@trellis/observability/testing';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
+import { NovaError } from '@trellis/nova';
 import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { CLOCK_SLACK_MS, LIST_FROM } from './build-poller';
 
 describe('BuildPoller', () => {
   let db: Database;
@@ -255,5 +257,110 @@ describe('BuildPoller', () => {
       status_reason: expect.stringContaining('could not be followed while it was built: The Keystone trust trust-user-a-project-a from user user-a'),
     });
     expect((await w.results(actionId))[0]).toMatchObject({ outcome: 'FAILED' });
+  });
+  describe(`a round with ${LIST_FROM} or more nodes of one owner: one server list instead of a request each`, () => {
+    it('lists the servers changed since the order (less the clock slack) once, asks for none, and records them as before', async () => {
+      const { actionId, nodes } = await building(LIST_FROM + 2);
+      for (const n of nodes) nova.activate(n.id, 'az1', `compute-${n.name}`);
+      nova.gets.length = 0;
+      const ordered = (await w.order(actionId)).created_at.getTime();
+
+      expect(await w.poller.tick()).toBe(LIST_FROM + 2);
+
+      expect(nova.changeListings.map((d) => d.getTime())).toEqual([ordered - CLOCK_SLACK_MS]);
+      expect(nova.gets).toEqual([]);
+      for (const n of nodes) expect(await w.node(n.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az1', host: `compute-${n.name}` } } });
+      expect(await w.results(actionId)).toMatchObject([{ outcome: 'SUCCEEDED' }]);
+    });
+
+    it('lets the rounds right after a list use it (a round takes batchSize nodes), and lists again half a poll interval later', async () => {
+      const small = workerOn(db, nova, { batchSize: LIST_FROM, pollIntervalMs: 1000 });
+      const { actionId, nodes } = await building(LIST_FROM * 2);
+      nova.gets.length = 0;
+
+      expect(await small.poller.tick()).toBe(LIST_FROM);
+      for (const n of nodes) nova.activate(n.id, 'az1', 'compute-1');
+      expect(await small.poller.tick()).toBe(LIST_FROM);
+      expect(nova.changeListings).toHaveLength(1);
+      // the second round read the list of the first: it still shows every server building
+      for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'CREATING' });
+
+      await new Promise((r) => setTimeout(r, 600));
+      const later = new Date(Date.now() + 2000);
+      expect((await small.poller.tick(later)) + (await small.poller.tick(later))).toBe(LIST_FROM * 2);
+      expect(nova.changeListings).toHaveLength(2);
+      expect(nova.gets).toEqual([]);
+      for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE' });
+      expect(await small.results(actionId)).toMatchObject([{ outcome: 'SUCCEEDED' }]);
+    });
+
+    it('asks for each server the list left out, and for one in ERROR without its fault (real Nova lists none)', async () => {
+      const { actionId, nodes } = await building(LIST_FROM);
+      const [missing, faultless, ...rest] = nodes;
+      for (const n of rest) nova.activate(n.id, 'az1', 'compute-1');
+      nova.activate(missing.id, 'az2', 'compute-2');
+      const broken = [...nova.servers.values()].find((s) => s.metadata.trellis_node === faultless.id)!;
+      broken.status = 'ERROR';
+      const missingId = (await w.node(missing.id))!.physical_id!;
+      const list = nova.listServers.bind(nova);
+      // the list as Nova gives it: without the server it has not changed yet, without ERROR's fault
+      nova.listServers = async (filter) => (await list(filter)).filter((s) => s.id !== missingId).map((s) => (s.id === broken.id ? { ...s } : s));
+      const get = nova.getServer.bind(nova);
+      nova.getServer = async (id) => {
+        const server = await get(id);
+        return server && server.id === broken.id ? { ...server, fault: { code: 500, message: 'No valid host was found.' } } : server;
+      };
+      nova.gets.length = 0;
+
+      await w.poller.tick();
+
+      expect(nova.gets.sort()).toEqual([missingId, broken.id].sort());
+      expect(await w.node(missing.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az2' } } });
+      expect((await w.node(faultless.id))!.status_reason).toMatch(/No valid host was found\.$/);
+      expect(await w.results(actionId)).toMatchObject([{ outcome: 'FAILED' }]);
+    });
+
+    it('asks for each server when the list fails, and looks at fewer nodes of one owner one by one', async () => {
+      const many = await building(LIST_FROM);
+      for (const n of many.nodes) nova.activate(n.id, 'az1', 'compute-1');
+      nova.listFailure = new NovaError({ service: 'compute', status: 503, method: 'GET', path: '/servers/detail', serviceMessage: 'busy' });
+      nova.gets.length = 0;
+
+      await w.poller.tick();
+
+      expect(nova.gets).toHaveLength(LIST_FROM);
+      expect(await w.results(many.actionId)).toMatchObject([{ outcome: 'SUCCEEDED' }]);
+
+      nova.listFailure = null;
+      const few = await building(LIST_FROM - 1);
+      for (const n of few.nodes) nova.activate(n.id, 'az1', 'compute-1');
+      nova.gets.length = 0;
+      await w.poller.tick();
+      expect(nova.changeListings).toEqual([]);
+      expect(nova.gets).toHaveLength(LIST_FROM - 1);
+    });
+
+    it('takes a server listed DELETED as gone: a node being deleted leaves, one being built failed', async () => {
+      const deleting = randomUUID();
+      const doomed = [];
+      for (let i = 0; i < LIST_FROM; i++) {
+        const node = await insertNode(db, { status: 'ACTIVE', physical_id: `server-doomed-${i}`, action_id: deleting });
+        const id = node.physical_id!;
+        nova.servers.set(id, { id, name: node.name, status: 'ACTIVE', availabilityZone: 'az1', host: 'compute-1', hypervisorHostname: null, hostId: null, metadata: {}, fault: null });
+        doomed.push(node);
+      }
+      await w.apply.execute(workOrder(deleting, { kind: 'delete', delete_servers: doomed.map((n) => ({ node_id: n.id, physical_id: n.physical_id, destroy: true })) }));
+      const built = await building(LIST_FROM);
+      for (const s of nova.servers.values()) s.status = 'DELETED';
+      nova.gets.length = 0;
+
+      await w.poller.tick();
+
+      expect(nova.gets).toEqual([]);
+      for (const n of doomed) expect(await w.node(n.id)).toBeNull();
+      expect(await w.results(deleting)).toMatchObject([{ outcome: 'SUCCEEDED' }]);
+      expect((await w.node(built.nodes[0].id))!.status_reason).toMatch(/disappeared from Nova while it was being built\.$/);
+      expect(await w.results(built.actionId)).toMatchObject([{ outcome: 'FAILED' }]);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { errorMessage, withLogContext, withoutLogContext, type Logger } from '@trellis/common';
 import type { NovaPort, Server } from '@trellis/nova';
-import { duplicateServersDeleted, leaseTakeovers } from '@trellis/observability';
+import { buildPollLookups, duplicateServersDeleted, leaseTakeovers } from '@trellis/observability';
 import { hotQuery, inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
 import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -29,7 +29,19 @@ type PolledNode = Pick<NodeEntity, 'id' | 'name' | 'status' | 'physical_id' | 'd
   correlation_id: string | null;
   /** the worker whose lease on the node ran out, when it did not hand the node back itself (it died) */
   previous_owner: string | null;
+  /** when this worker's order for the node was stored (null: no order here) */
+  ordered_at: Date | null;
 };
+
+/**
+ * From how many nodes of one owner in a round the poller lists the owner's servers changed since
+ * their orders (one `GET /servers/detail?changes-since=…` a page of up to 1,000) instead of asking
+ * for each server (a `GET /servers/{id}` each): a 1,000-node scale-out was 1,000 requests to Nova
+ * every poll interval while it built.
+ */
+export const LIST_FROM = 8;
+/** how far before the earliest order the list reaches: Trellis's and Nova's clocks may differ */
+export const CLOCK_SLACK_MS = 10 * 60_000;
 
 /** A final state: ACTIVE or ERROR, with what comes with it. */
 interface Final {
@@ -61,6 +73,8 @@ const isFinal = (c: Change): c is Final | 'gone' => c === 'gone' || 'status' in 
 export class BuildPoller {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** the latest server list of each owner (project, user), for the rounds right after it (listed()) */
+  private readonly listings = new Map<string, { at: number; since: number; servers: Map<string, Server> }>();
   private stopped = true;
   private again = false;
 
@@ -101,7 +115,10 @@ export class BuildPoller {
     this.timer = withoutLogContext(() => setTimeout(() => {
       this.timer = null;
       this.running = this.tick()
-        .then(() => undefined)
+        .then((examined) => {
+          // a full round: more nodes may be due now, look at them at once rather than a poll interval later
+          if (examined >= this.options.batchSize) this.again = true;
+        })
         .catch((e) => this.logger.error('build poll failed; will try again', { error: errorMessage(e) }))
         .finally(() => {
           this.running = null;
@@ -118,8 +135,11 @@ export class BuildPoller {
     if (!claimed.length) return 0;
     const takenOver = claimed.filter((n) => n.previous_owner !== null && n.previous_owner !== this.options.workerId).length;
     if (takenOver) leaseTakeovers.inc({ lease: 'node' }, takenOver);
+    const listed = await this.listed(claimed);
     const observations = await mapLimit(claimed, this.options.concurrency, (node) =>
-      withLogContext({ correlation_id: node.correlation_id ?? undefined, action_id: node.action_id ?? undefined }, () => this.observe(node, new Date())),
+      withLogContext({ correlation_id: node.correlation_id ?? undefined, action_id: node.action_id ?? undefined }, () =>
+        this.observe(node, new Date(), node.physical_id ? listed.get(node.physical_id) : undefined),
+      ),
     );
     const finished = new Set<string>();
     const gone = new Set<string>();
@@ -161,17 +181,66 @@ export class BuildPoller {
        RETURNING id, name, status, physical_id, data, action_id, build_deadline, project,
          COALESCE((SELECT o.payload->>'user' FROM work_orders o WHERE o.action_id = nodes.action_id), "user") AS owner_user,
          (SELECT o.payload->>'correlation_id' FROM work_orders o WHERE o.action_id = nodes.action_id) AS correlation_id,
-         (SELECT n.lease_owner FROM nodes n WHERE n.id = nodes.id) AS previous_owner`,
+         (SELECT n.lease_owner FROM nodes n WHERE n.id = nodes.id) AS previous_owner,
+         (SELECT o.created_at FROM work_orders o WHERE o.action_id = nodes.action_id) AS ordered_at`,
       [this.options.workerId, until, now, this.options.batchSize],
     );
     return changedRows<PolledNode>(result);
   }
 
-  private async observe(node: PolledNode, now: Date): Promise<Observation> {
+  /**
+   * The servers of the round's nodes, listed once per owner with LIST_FROM nodes or more: by
+   * `changes-since` the earliest of their orders (less CLOCK_SLACK_MS), so the list holds the servers
+   * changed while they were built or deleted, not all of the project's. The rounds that follow at
+   * once (a round takes at most batchSize nodes) use the same list while it is younger than half a
+   * poll interval: a node it shows still building is looked at again one interval later anyway. A
+   * server the list leaves out, one in ERROR without its fault (real Nova leaves `fault` out of
+   * `servers/detail`), and every server when the list fails, are looked at one by one as before; a
+   * DELETED one is gone.
+   */
+  private async listed(claimed: readonly PolledNode[]): Promise<Map<string, Server | null>> {
+    const byOwner = new Map<string, PolledNode[]>();
+    for (const node of claimed) {
+      if (!node.physical_id || !node.ordered_at) continue;
+      const key = JSON.stringify([node.project, node.owner_user]);
+      byOwner.set(key, [...(byOwner.get(key) ?? []), node]);
+    }
+    const oldest = Date.now() - this.options.pollIntervalMs / 2;
+    for (const [key, listing] of this.listings) if (listing.at < oldest) this.listings.delete(key);
+    const found = new Map<string, Server | null>();
+    for (const [key, nodes] of byOwner) {
+      if (nodes.length < LIST_FROM) continue;
+      const { project, owner_user: user } = nodes[0];
+      const since = Math.min(...nodes.map((n) => n.ordered_at!.getTime())) - CLOCK_SLACK_MS;
+      let listing = this.listings.get(key);
+      if (!listing || listing.since > since) {
+        try {
+          const at = Date.now();
+          const nova = await this.access.asOwner({ project, user });
+          const servers = await nova.listServers({ changesSince: new Date(since) });
+          listing = { at, since, servers: new Map(servers.map((s) => [s.id, s])) };
+          this.listings.set(key, listing);
+        } catch (e) {
+          this.logger.warn('could not list the servers of a round; looking at each', { project, nodes: nodes.length, error: errorMessage(e) });
+          continue;
+        }
+      }
+      for (const node of nodes) {
+        const server = listing.servers.get(node.physical_id!);
+        if (!server || (server.status === 'ERROR' && !server.fault)) continue;
+        found.set(server.id, server.status === 'DELETED' ? null : server);
+      }
+    }
+    return found;
+  }
+
+  /** `listed`: the node's server as the round's list showed it (null: deleted), undefined: not listed */
+  private async observe(node: PolledNode, now: Date, listed?: Server | null): Promise<Observation> {
     try {
       // as the node's owner, like every call about a project's servers
       const nova = node.physical_id ? await this.access.asOwner({ project: node.project, user: node.owner_user }) : null;
-      const server = nova && node.physical_id ? await nova.getServer(node.physical_id) : null;
+      if (nova && node.physical_id) buildPollLookups.inc({ way: listed === undefined ? 'get' : 'list' });
+      const server = nova && node.physical_id ? (listed !== undefined ? listed : await nova.getServer(node.physical_id)) : null;
       const change = node.status === 'CREATING' ? this.buildChange(node, server, now) : this.deleteChange(node, server, now);
       if (nova && change && change !== 'gone' && change.status === 'ACTIVE' && isUncertainCreate(node.data)) {
         // a failure here is looked at again like any other: the node stays CREATING until the sweep is

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@trellis/common';
 import { RoutingKeys, WORK_ORDER_SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
-import { NovaError, type CreatedServer, type NovaPort, type Server, type ServerAction, type ServerCreateRequest, type ServerGroup } from '@trellis/nova';
+import { NovaError, type CreatedServer, type NovaPort, type Server, type ServerAction, type ServerCreateRequest, type ServerGroup, type ServerListFilter } from '@trellis/nova';
 import { NodeEntity, WorkOrderEntity, type Database } from '@trellis/persistence';
-import { BuildPoller } from '../builds/build-poller';
+import { BuildPoller, type BuildPollerOptions } from '../builds/build-poller';
 import { NovaAccess } from '../identity/nova-access';
 import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
 
@@ -19,8 +19,14 @@ export class FakeNova implements Partial<NovaPort> {
    * found nothing yet, and its next try made a second one, which it returns as uncertain
    */
   loseFirstCreateAnswer = false;
-  /** listServers calls, in order */
+  /** listServers calls (their metadata filter), in order */
   readonly listings: Array<Record<string, string>> = [];
+  /** listServers calls by changes-since, in order: the time asked for */
+  readonly changeListings: Date[] = [];
+  /** getServer calls, in order */
+  readonly gets: string[] = [];
+  /** set to make listServers fail with this (a Nova error) */
+  listFailure: Error | null = null;
 
   async createServer(request: ServerCreateRequest): Promise<CreatedServer> {
     if (this.refuseCreates) {
@@ -51,13 +57,18 @@ export class FakeNova implements Partial<NovaPort> {
   }
 
   async getServer(id: string): Promise<Server | null> {
+    this.gets.push(id);
     return this.servers.get(id) ?? null;
   }
 
-  async listServers(filter: { metadata?: Record<string, string> } = {}): Promise<Server[]> {
-    this.listings.push(filter.metadata ?? {});
+  /** every server for changes-since (this Nova keeps no change times: more is what a real one may give too) */
+  async listServers(filter: ServerListFilter = {}): Promise<Server[]> {
+    if (this.listFailure) throw this.listFailure;
+    if (filter.changesSince) this.changeListings.push(filter.changesSince);
+    else this.listings.push(filter.metadata ?? {});
     const wanted = Object.entries(filter.metadata ?? {});
-    return [...this.servers.values()].filter((s) => wanted.every(([k, v]) => s.metadata[k] === v));
+    // what Nova showed at that moment: copies, as the client's parsed answer is
+    return [...this.servers.values()].filter((s) => wanted.every(([k, v]) => s.metadata[k] === v)).map((s) => ({ ...s }));
   }
 
   async deleteServer(id: string): Promise<void> {
@@ -244,7 +255,7 @@ export function fakeAccess(db: Database, nova: FakeNova) {
 }
 
 /** The worker's order and build paths on `db` and a FakeNova, as worker.module wires them. */
-export function workerOn(db: Database, nova: FakeNova) {
+export function workerOn(db: Database, nova: FakeNova, pollerOptions: Partial<BuildPollerOptions> = {}) {
   const { access, asked, refuse } = fakeAccess(db, nova);
   const apply = new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 4, leaseSeconds: 60 });
   const poller = new BuildPoller(db.dataSource, access, silentLogger, {
@@ -253,6 +264,7 @@ export function workerOn(db: Database, nova: FakeNova) {
     leaseSeconds: 60,
     concurrency: 4,
     batchSize: 200,
+    ...pollerOptions,
   });
   const node = (id: string) => db.dataSource.getRepository(NodeEntity).findOneBy({ id });
   const order = (actionId: string) => db.dataSource.getRepository(WorkOrderEntity).findOneByOrFail({ action_id: actionId });
