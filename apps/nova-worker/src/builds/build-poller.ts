@@ -167,25 +167,32 @@ export class BuildPoller {
    * One statement, no transaction: the subquery's row locks (SKIP LOCKED) keep concurrent pollers
    * off each other's nodes until the lease is written, and the lease keeps them off afterwards.
    * `previous_owner` reads the row as it was before this statement: a poller hands a node back
-   * without an owner, so an owner there is one whose lease ran out.
+   * without an owner, so an owner there is one whose lease ran out. What the nodes need of their
+   * orders is read once per order (MATERIALIZED): read per node, each read took the whole payload
+   * out of TOAST, 24 ms for 200 nodes of one order with 45 KB of user_data, and a minute per round
+   * when a work order repeated the profile on every server (BENCHMARKS.md, scale-out).
    */
   private async claim(now: Date): Promise<PolledNode[]> {
     const until = new Date(now.getTime() + this.options.leaseSeconds * 1000);
-    const result: unknown = await hotQuery(this.dataSource.manager,
-      `UPDATE nodes SET lease_owner = $1, lease_expires_at = $2
-       WHERE id IN (
-         SELECT id FROM nodes
-         WHERE status IN ('CREATING', 'DELETING') AND (lease_expires_at IS NULL OR lease_expires_at < $3)
-         ORDER BY updated_at ASC LIMIT $4
-         FOR UPDATE SKIP LOCKED)
-       RETURNING id, name, status, physical_id, data, action_id, build_deadline, project,
-         COALESCE((SELECT o.payload->>'user' FROM work_orders o WHERE o.action_id = nodes.action_id), "user") AS owner_user,
-         (SELECT o.payload->>'correlation_id' FROM work_orders o WHERE o.action_id = nodes.action_id) AS correlation_id,
-         (SELECT n.lease_owner FROM nodes n WHERE n.id = nodes.id) AS previous_owner,
-         (SELECT o.created_at FROM work_orders o WHERE o.action_id = nodes.action_id) AS ordered_at`,
+    return hotQuery<PolledNode[]>(this.dataSource.manager,
+      `WITH claimed AS (
+         UPDATE nodes SET lease_owner = $1, lease_expires_at = $2
+         WHERE id IN (
+           SELECT id FROM nodes
+           WHERE status IN ('CREATING', 'DELETING') AND (lease_expires_at IS NULL OR lease_expires_at < $3)
+           ORDER BY updated_at ASC LIMIT $4
+           FOR UPDATE SKIP LOCKED)
+         RETURNING id, name, status, physical_id, data, action_id, build_deadline, project, "user",
+           (SELECT n.lease_owner FROM nodes n WHERE n.id = nodes.id) AS previous_owner
+       ), orders AS MATERIALIZED (
+         SELECT o.action_id, o.payload->>'user' AS owner_user, o.payload->>'correlation_id' AS correlation_id, o.created_at
+         FROM work_orders o WHERE o.action_id IN (SELECT action_id FROM claimed)
+       )
+       SELECT c.id, c.name, c.status, c.physical_id, c.data, c.action_id, c.build_deadline, c.project,
+         COALESCE(o.owner_user, c."user") AS owner_user, o.correlation_id, c.previous_owner, o.created_at AS ordered_at
+       FROM claimed c LEFT JOIN orders o ON o.action_id = c.action_id`,
       [this.options.workerId, until, now, this.options.batchSize],
     );
-    return changedRows<PolledNode>(result);
   }
 
   /**
