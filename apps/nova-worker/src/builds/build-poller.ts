@@ -210,7 +210,9 @@ export class BuildPoller {
     for (const node of claimed) {
       if (!node.physical_id || !node.ordered_at) continue;
       const key = JSON.stringify([node.project, node.owner_user]);
-      byOwner.set(key, [...(byOwner.get(key) ?? []), node]);
+      const nodes = byOwner.get(key);
+      if (nodes) nodes.push(node);
+      else byOwner.set(key, [node]);
     }
     const oldest = Date.now() - this.options.pollIntervalMs / 2;
     for (const [key, listing] of this.listings) if (listing.at < oldest) this.listings.delete(key);
