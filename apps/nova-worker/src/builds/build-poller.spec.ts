@@ -244,6 +244,31 @@ describe('BuildPoller', () => {
     expect(await w.poller.tick(new Date(now.getTime() + 60_000))).toBe(1);
   });
 
+  it('writes nothing over a node a delete order took while its server was looked at: it stays DELETING, and is followed as such', async () => {
+    const { nodes } = await building(1);
+    const server = nova.activate(nodes[0].id, 'az1', 'compute-1');
+    const scaleIn = randomUUID();
+    const get = nova.getServer.bind(nova);
+    // between the claim and the record: a scale-in's delete order marks the node and deletes its server
+    nova.getServer = async (id) => {
+      const seen = await get(id);
+      await db.dataSource.query(
+        `UPDATE nodes SET status = 'DELETING', status_reason = 'Deletion in progress', action_id = $2, lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`,
+        [nodes[0].id, scaleIn],
+      );
+      nova.servers.delete(server.id);
+      nova.getServer = get;
+      return seen && { ...seen };
+    };
+
+    expect(await w.poller.tick()).toBe(1);
+
+    expect(await w.node(nodes[0].id)).toMatchObject({ status: 'DELETING', action_id: scaleIn, lease_owner: null });
+    // the next round looks at it as a node being deleted: its server is gone, so is the node
+    expect(await w.poller.tick()).toBe(1);
+    expect(await w.node(nodes[0].id)).toBeNull();
+  });
+
   it('follows a build with the trust its order was applied with, and fails the node at once when Keystone refuses that trust', async () => {
     const { actionId, nodes } = await building(1);
     w.trustsAsked.length = 0;

@@ -2,7 +2,6 @@ import { errorMessage, withLogContext, withoutLogContext, type Logger } from '@t
 import type { NovaPort, Server } from '@trellis/nova';
 import { buildPollLookups, duplicateServersDeleted, leaseTakeovers } from '@trellis/observability';
 import { hotQuery, inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
-import { changedRows } from '@trellis/persistence/sql';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
 import { NODE_STATE, ORDER_STATE, resultIfDone, writeWorkResults, type NodeState, type OrderResult, type OrderState } from './complete-order';
@@ -142,15 +141,13 @@ export class BuildPoller {
       ),
     );
     const finished = new Set<string>();
-    const gone = new Set<string>();
     for (const o of observations) {
-      if (o.change === 'gone') gone.add(o.node.id);
       if (o.node.action_id && isFinal(o.change)) finished.add(o.node.action_id);
     }
     // One statement for every node of the round, one for the rows of the orders that may be done,
     // one for the results of those that are: BEGIN + 3 + COMMIT, instead of three per node.
     await inTransaction(this.dataSource, async (m) => {
-      const written = await this.recordAll(m, observations, now);
+      const { written, gone } = await this.recordAll(m, observations, now);
       if (finished.size === 0) return;
       const orders = await lockOrders(m, [...finished]);
       const results: OrderResult[] = [];
@@ -346,9 +343,13 @@ export class BuildPoller {
   /**
    * Writes every observation of the round with one statement (RECORD_OBSERVATIONS): a server gone
    * deletes its node, one still on its way hands the node back due again, a final state is written
-   * and its row comes back for completeOrderIfDone (a node deleted meanwhile comes back as nothing).
+   * and its row comes back for completeOrderIfDone (a node deleted meanwhile comes back as nothing),
+   * with the ids of the nodes deleted. Only rows still as claimed are written: this worker's lease
+   * and the status it looked at. A node that a delete order took while its server was looked at
+   * (DELETING, no lease) keeps what that order wrote; written over, it was recorded ACTIVE with its
+   * server deleted, and the scale-in waited for it until its timeout (the fault suite, session 14).
    */
-  private async recordAll(m: EntityManager, observations: readonly Observation[], now: Date): Promise<NodeState[]> {
+  private async recordAll(m: EntityManager, observations: readonly Observation[], now: Date): Promise<{ written: NodeState[]; gone: Set<string> }> {
     const kinds: string[] = [];
     const statuses: Array<string | null> = [];
     const reasons: Array<string | null> = [];
@@ -364,7 +365,7 @@ export class BuildPoller {
       createdAt.push(final?.created_at ?? null);
       dueAt.push(change !== 'gone' && !isFinal(change) ? change.dueAt : null);
     }
-    const result: unknown = await hotQuery(m, RECORD_OBSERVATIONS, [
+    const rows = await hotQuery<Array<NodeState & { gone: boolean }>>(m, RECORD_OBSERVATIONS, [
       observations.map((o) => o.node.id),
       kinds,
       statuses,
@@ -373,8 +374,16 @@ export class BuildPoller {
       createdAt,
       dueAt,
       now,
+      this.options.workerId,
+      observations.map((o) => o.node.status),
     ]);
-    return changedRows<NodeState>(result);
+    const written: NodeState[] = [];
+    const gone = new Set<string>();
+    for (const { gone: deleted, ...node } of rows) {
+      if (deleted) gone.add(node.id);
+      else written.push(node);
+    }
+    return { written, gone };
   }
 }
 
@@ -392,20 +401,27 @@ async function lockOrders(m: EntityManager, actionIds: readonly string[]): Promi
 }
 
 /**
- * The observations of one round ($1 node ids, $2 kinds: gone, again or final). `gone`: the node is
- * deleted. `again`: handed back (no owner) due again at $7. `final`: status $3, reason $4, data $5
- * (JSON, kept when null), created_at $6 (kept when null), updated at $8, handed back; its row is
- * returned. Each node of the round is in one of the three, so each row is written once.
+ * The observations of one round ($1 node ids, $2 kinds: gone, again or final), each written only
+ * if the node is still held by this worker ($9) in the status it was claimed in ($10). `gone`: the
+ * node is deleted, and comes back as its id with `gone`. `again`: handed back (no owner) due again
+ * at $7. `final`: status $3, reason $4, data $5 (JSON, kept when null), created_at $6 (kept when
+ * null), updated at $8, handed back; its row comes back. Each node of the round is in one of the
+ * three, so each row is written once.
  */
 const RECORD_OBSERVATIONS = `WITH i AS (
-    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[])
-      AS t(id, kind, status, status_reason, data, created_at, due_at)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], $10::text[])
+      AS t(id, kind, status, status_reason, data, created_at, due_at, claimed_status)
   ), gone AS (
-    DELETE FROM nodes n USING i WHERE n.id = i.id AND i.kind = 'gone'
+    DELETE FROM nodes n USING i WHERE n.id = i.id AND i.kind = 'gone' AND n.lease_owner = $9 AND n.status = i.claimed_status
+    RETURNING n.id
   ), again AS (
-    UPDATE nodes n SET lease_owner = NULL, lease_expires_at = i.due_at FROM i WHERE n.id = i.id AND i.kind = 'again'
+    UPDATE nodes n SET lease_owner = NULL, lease_expires_at = i.due_at FROM i
+     WHERE n.id = i.id AND i.kind = 'again' AND n.lease_owner = $9 AND n.status = i.claimed_status
+  ), final AS (
+    UPDATE nodes n SET status = i.status, status_reason = i.status_reason, data = COALESCE(i.data::jsonb, n.data),
+      created_at = COALESCE(i.created_at, n.created_at), updated_at = $8, lease_owner = NULL, lease_expires_at = NULL
+      FROM i WHERE n.id = i.id AND i.kind = 'final' AND n.lease_owner = $9 AND n.status = i.claimed_status
+    RETURNING ${NODE_STATE.split(', ').map((c) => `n.${c}`).join(', ')}
   )
-  UPDATE nodes n SET status = i.status, status_reason = i.status_reason, data = COALESCE(i.data::jsonb, n.data),
-    created_at = COALESCE(i.created_at, n.created_at), updated_at = $8, lease_owner = NULL, lease_expires_at = NULL
-    FROM i WHERE n.id = i.id AND i.kind = 'final'
-  RETURNING ${NODE_STATE.split(', ').map((c) => `n.${c}`).join(', ')}`;
+  SELECT false AS gone, ${NODE_STATE} FROM final
+  UNION ALL SELECT true, id, NULL::uuid, NULL, NULL, NULL, NULL::jsonb FROM gone`;
