@@ -10,7 +10,7 @@ import { brokerProbe, cloudProbe, databaseProbe, openInfrastructure, type Infras
 import { startGateway } from '../apps/gateway/src/bootstrap';
 import { startNovaSimulator, type RunningSimulator } from '../apps/nova-simulator/src/simulator';
 import { startNovaWorker } from '../apps/nova-worker/src/bootstrap';
-import { startPolicyEngine } from '../apps/policy-engine/src/bootstrap';
+import { startPolicyEngine, type RunningEngine } from '../apps/policy-engine/src/bootstrap';
 import { PGLITE_TEMPLATE_DIR } from './pglite-template';
 
 export interface Embedded {
@@ -23,6 +23,8 @@ export interface Embedded {
   /** the built-in Nova simulator, when no real cloud is configured */
   simulator: RunningSimulator | null;
   registry: PolicyRegistry;
+  /** the policy-engine (what it writes work orders as) */
+  engine: RunningEngine;
   close(): Promise<void>;
 }
 
@@ -113,7 +115,7 @@ export async function startEmbedded(
       signIn: createPasswordSignIn(openstack, { logger: novaLogger }),
     });
     closers.push(() => gateway.close());
-    return { url: gateway.url, opsUrl: gateway.opsUrl, config, infra, simulator, registry, close };
+    return { url: gateway.url, opsUrl: gateway.opsUrl, config, infra, simulator, registry, engine, close };
   } catch (e) {
     await close();
     throw e;

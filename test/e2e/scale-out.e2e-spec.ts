@@ -70,6 +70,50 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
     expect(Number(order.bytes)).toBeLessThan(userData.length + 40 * 400);
   });
 
+  it('writes work orders as version 1 while a nova-worker of the release before is up (a rolling upgrade in any order), version 2 once it is gone', async () => {
+    const userData = '#!/bin/sh\necho upgrade\n';
+    const { clusterId } = await createProfileAndCluster(api, 'upgrade', 0, {}, { user_data: userData });
+    const ds = trellis.infra.database.dataSource;
+    const versionOf = async (actionId: string) =>
+      (await ds.query(`SELECT payload FROM work_orders WHERE action_id = $1`, [actionId]))[0].payload as {
+        schema_version: number;
+        profile?: Record<string, unknown>;
+        create_servers: Array<{ profile?: Record<string, unknown> }>;
+      };
+    // a nova-worker of the release before: its row renewed, naming no versions
+    const older = '00000000-0000-4000-8000-0000000000aa';
+    await ds.query(
+      `INSERT INTO services (id, "binary", host, topic, disabled, created_at, updated_at) VALUES ($1, 'trellis-nova-worker', 'old-worker', 'trellis.nova-worker.orders', false, now(), now())`,
+      [older],
+    );
+    await trellis.engine.workOrderVersions.refresh();
+    expect(trellis.engine.workOrderVersions.current).toBe(1);
+    const first = await scaleOut(api, 'upgrade', 3);
+    expect(first.status).toBe('SUCCEEDED');
+    const v1 = await versionOf(first.id);
+    expect(v1.schema_version).toBe(1);
+    expect(v1.profile).toBeUndefined();
+    expect(v1.create_servers).toHaveLength(3);
+    expect(v1.create_servers.every((c) => c.profile?.user_data === userData)).toBe(true);
+
+    // the older worker stopped (its row removed on a clean stop): the engine's next look writes version 2
+    await ds.query('DELETE FROM services WHERE id = $1', [older]);
+    await trellis.engine.workOrderVersions.refresh();
+    expect(trellis.engine.workOrderVersions.current).toBe(2);
+    const second = await scaleOut(api, 'upgrade', 2);
+    expect(second.status).toBe('SUCCEEDED');
+    const v2 = await versionOf(second.id);
+    expect(v2.schema_version).toBe(2);
+    expect(v2.profile?.user_data).toBe(userData);
+    expect(v2.create_servers.every((c) => c.profile === undefined)).toBe(true);
+
+    // both orders' servers booted from the profile
+    const nodes = await nodesOf(api, clusterId);
+    expect(nodes).toHaveLength(5);
+    const booted = trellis.simulator!.state.servers().filter((s) => nodes.some((n) => n.physical_id === s.id));
+    expect(booted.map((s) => s.userData)).toEqual(Array(5).fill(Buffer.from(userData).toString('base64')));
+  });
+
   it("starts a bound scaling policy's cooldown when its scale-out ends: the next one is refused (409 ActionCooldown)", async () => {
     await createProfileAndCluster(api, 'cool');
     const policy = await createPolicy(api, 'cool-scaling', {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '@trellis/common';
 import { Draining, startOpsServer, type RunningOpsServer } from '@trellis/observability';
 import { ServiceHeartbeat } from '@trellis/persistence';
-import { Queues } from '@trellis/contracts';
+import { Queues, ServiceBinaries } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging/bus.port';
 import { contextOf, REQUEST_ID_HEADER } from './core/request-context.middleware';
 import { answerParserErrors } from './core/parser-errors';
@@ -107,7 +107,7 @@ export async function startGateway(gatewayDeps: GatewayDeps): Promise<RunningGat
   let ops: RunningOpsServer | null = null;
   try {
     ops = await startGatewayOps(deps);
-    heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: 'trellis-gateway', topic: url }, logger);
+    heartbeat = await ServiceHeartbeat.start(deps.dataSource, { binary: ServiceBinaries.gateway, topic: url }, logger);
   } catch (e) {
     await ops?.close();
     await rpc?.cancel();

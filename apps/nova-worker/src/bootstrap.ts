@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { Queues } from '@trellis/contracts';
+import { Queues, RoutingKeys, ServiceBinaries, WorkOrderMessage, acceptedSchemaVersions } from '@trellis/contracts';
 import { startHeartbeatOrClose } from '@trellis/runtime';
 import { WorkerModule, type WorkerDeps } from './worker.module';
 
@@ -12,7 +12,13 @@ export async function startNovaWorker(deps: WorkerDeps): Promise<RunningWorker> 
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(deps), { logger: false });
   await app.init();
   // listed by GET /v1/services while it runs
-  const heartbeat = await startHeartbeatOrClose(app, deps.dataSource, { binary: 'trellis-nova-worker', topic: Queues.workerOrders }, deps.logger);
+  // the work order versions it takes: the engines write orders in one every worker up takes
+  const heartbeat = await startHeartbeatOrClose(
+    app,
+    deps.dataSource,
+    { binary: ServiceBinaries.novaWorker, topic: Queues.workerOrders, accepts: { [RoutingKeys.workOrder]: acceptedSchemaVersions(WorkOrderMessage) } },
+    deps.logger,
+  );
   return {
     close: async () => {
       await heartbeat.stop();

@@ -20,6 +20,7 @@ import { DriftCoordinator } from './drift/drift-coordinator';
 import { DriftScheduler } from './drift/drift-scheduler';
 import { RetentionJob } from './retention/retention-job';
 import { timedEvaluator } from './actions/timed-evaluator';
+import { WorkOrderVersions } from './actions/work-order-versions';
 import type { ServiceDeps } from '@trellis/runtime';
 
 export interface EngineDeps extends ServiceDeps {
@@ -40,11 +41,14 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly driftScheduler: DriftScheduler,
     private readonly deadlines: DeadlineSupervisor,
     private readonly retention: RetentionJob,
+    private readonly workOrderVersions: WorkOrderVersions,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const { bus, config } = this.deps;
     const prefetch = config.amqp.prefetch;
+    // which work order versions the nova-workers take, before the first order is written
+    await this.workOrderVersions.start();
     this.consumers.push(await bus.consume(Queues.engineResults, (m) => this.handlers.onWorkResult(m), { prefetch }));
     this.consumers.push(await bus.consume(Queues.engineActions, (m) => this.handlers.onActionRequested(m), { prefetch }));
     await this.resume.start();
@@ -56,6 +60,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationShutdown(): Promise<void> {
     this.resume.stop();
+    this.workOrderVersions.stop();
     await this.deadlines.stop();
     await this.retention.stop();
     await this.driftScheduler.stop();
@@ -68,15 +73,18 @@ export class EngineModule {
   static forRoot(deps: EngineDeps): DynamicModule {
     const evaluator = timedEvaluator(createEvaluator(deps.registry));
     const log = deps.logger;
+    const workOrderVersions = new WorkOrderVersions(deps.dataSource, log.child({ component: 'work-order-versions' }));
     const drift = new DriftCoordinator(evaluator, log.child({ component: 'drift' }), {
       instanceId: deps.config.instanceId,
       leaseSeconds: deps.config.engine.leaseSeconds,
       buildTimeoutSeconds: deps.config.worker.buildTimeoutSeconds,
+      workOrderVersions,
     });
     return {
       module: EngineModule,
       providers: [
         { provide: DEPS, useValue: deps },
+        { provide: WorkOrderVersions, useValue: workOrderVersions },
         {
           provide: RunActionUseCase,
           useFactory: () =>
@@ -85,6 +93,7 @@ export class EngineModule {
               leaseSeconds: deps.config.engine.leaseSeconds,
               buildTimeoutSeconds: deps.config.worker.buildTimeoutSeconds,
               drift,
+              workOrderVersions,
             }),
         },
         {
@@ -127,7 +136,7 @@ export class EngineModule {
         },
         EngineRunner,
       ],
-      exports: [RunActionUseCase],
+      exports: [RunActionUseCase, WorkOrderVersions],
     };
   }
 }

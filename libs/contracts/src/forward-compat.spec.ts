@@ -8,6 +8,7 @@ import {
   WorkResultMessage,
   acceptedSchemaVersions,
   serverProfile,
+  workOrderAs,
 } from './messages';
 import { ContractViolation, parseContract } from './validate';
 
@@ -125,6 +126,32 @@ describe('work orders of two schema versions (WORK_ORDER_SCHEMA_VERSION)', () =>
     expect(() => parseContract(WorkOrderMessage, { ...current, profile: 'cirros' })).toThrow(/\bprofile: profile must be an object/);
     // an order that creates nothing needs none (a scale-in, a survey)
     expect(() => parseContract(WorkOrderMessage, { ...without, kind: 'delete', create_servers: [] })).not.toThrow();
+  });
+
+  it('writes an order as version 1 for workers that take no newer one: the form engines of the release before wrote', () => {
+    const profile = { flavor: 'm1.small', image: 'cirros', user_data: '#!/bin/sh' };
+    const v2 = { ...current, profile, create_servers: servers(3) } as unknown as WorkOrderMessage;
+    const v1 = workOrderAs(v2, 1);
+    const { profile: _dropped, ...withoutProfile } = v2;
+    expect(v1).toEqual({ ...withoutProfile, schema_version: 1, create_servers: servers(3).map((c) => ({ ...c, profile })) });
+    expect('profile' in v1).toBe(false);
+    // valid as version 1, and every server boots from the same properties as from version 2
+    const parsed = parseContract(WorkOrderMessage, JSON.parse(JSON.stringify(v1)));
+    expect(parsed.create_servers.map((c) => serverProfile(parsed, c))).toEqual(Array(3).fill(profile));
+    // the order it was made from is untouched
+    expect(v2.profile).toBe(profile);
+    expect(v2.create_servers.every((c) => c.profile === undefined)).toBe(true);
+  });
+
+  it('leaves an order of this release as it is for workers that take it, and knows no other version', () => {
+    const v2 = { ...current, create_servers: servers(2) } as unknown as WorkOrderMessage;
+    expect(workOrderAs(v2, WORK_ORDER_SCHEMA_VERSION)).toBe(v2);
+    // an order kept in version 1 (a step of an older engine's action) is sent on as it is, as version 2
+    const kept = workOrderAs(v2, 1);
+    const again = parseContract(WorkOrderMessage, JSON.parse(JSON.stringify(workOrderAs(kept, WORK_ORDER_SCHEMA_VERSION))));
+    expect(again.schema_version).toBe(WORK_ORDER_SCHEMA_VERSION);
+    expect(again.create_servers.map((c) => serverProfile(again, c))).toEqual(Array(2).fill(current.profile));
+    expect(() => workOrderAs(v2, 0)).toThrow(/no schema_version 0/);
   });
 
   it('names the versions it takes when it refuses one', () => {

@@ -32,6 +32,13 @@ export const Queues = {
   gatewayRpc: 'trellis.gateway.rpc',
 } as const;
 
+/** The names Trellis's processes register under in `services` (Senlin's `binary`; GET /v1/services). */
+export const ServiceBinaries = {
+  gateway: 'trellis-gateway',
+  policyEngine: 'trellis-policy-engine',
+  novaWorker: 'trellis-nova-worker',
+} as const;
+
 export const RoutingKeys = {
   actionRequested: 'action.requested',
   workOrder: 'work.order',

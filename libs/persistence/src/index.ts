@@ -30,9 +30,11 @@ export {
 export { findStuckActions, enqueueActionMessages, replayStuckActions, type StuckAction, type ReplayFilter } from './replay/replay-actions';
 export {
   ServiceHeartbeat,
+  acceptedVersionsOf,
   listServices,
   SERVICE_DOWN_AFTER_MS,
   SERVICE_REPORT_INTERVAL_MS,
+  type ServiceAcceptance,
   type ServiceRegistration,
   type ServiceView,
 } from './service-registry';

@@ -13,6 +13,11 @@ export interface ServiceRegistration {
   binary: string;
   /** the queue or endpoint it serves */
   topic: string;
+  /**
+   * the message types it consumes (routing keys), each with the schema versions it takes: a
+   * policy-engine writes work orders in a version every nova-worker that is up takes
+   */
+  accepts?: Record<string, readonly number[]>;
 }
 
 interface Logger {
@@ -43,6 +48,7 @@ export class ServiceHeartbeat {
       topic: registration.topic,
       disabled: false,
       disabled_reason: null,
+      accepts: registration.accepts ? Object.fromEntries(Object.entries(registration.accepts).map(([type, versions]) => [type, [...versions]])) : null,
       created_at: now,
       updated_at: now,
     });
@@ -96,5 +102,37 @@ export async function listServices(m: EntityManager, downAfterMs = SERVICE_DOWN_
     status: r.disabled ? 'disabled' : 'enabled',
     disabled_reason: r.disabled_reason,
     updated_at: r.updated_at,
+  }));
+}
+
+/** A component that is up, and the schema versions it takes of one message type. */
+export interface ServiceAcceptance {
+  id: string;
+  host: string;
+  /** null: the row names none for the type (a release before `services.accepts`: version 1 only) */
+  versions: number[] | null;
+}
+
+/**
+ * Every component of `binary` that is up (its row renewed within `downAfterMs`, by the database's
+ * clock) with the schema versions of `type` it says it takes. A row that says nothing of the type,
+ * or holds something other than a list of integers there, reads as null.
+ */
+export async function acceptedVersionsOf(
+  dataSource: DataSource,
+  binary: string,
+  type: string,
+  downAfterMs = SERVICE_DOWN_AFTER_MS,
+): Promise<ServiceAcceptance[]> {
+  const rows: Array<{ id: string; host: string; versions: unknown }> = await dataSource.query(
+    `SELECT id, host, accepts -> $2 AS versions FROM services
+      WHERE "binary" = $1 AND updated_at > clock_timestamp() - ($3 || ' milliseconds')::interval
+      ORDER BY created_at, id`,
+    [binary, type, String(downAfterMs)],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    host: r.host,
+    versions: Array.isArray(r.versions) && r.versions.every((v) => Number.isInteger(v)) ? (r.versions as number[]) : null,
   }));
 }

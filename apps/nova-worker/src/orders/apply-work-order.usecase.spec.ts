@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { workOrderAs } from '@trellis/contracts';
 import { ActionEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { FIXTURE_TRUST, FakeNova, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
@@ -58,20 +59,26 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(await w.results(actionId)).toEqual([]);
   });
 
-  it('boots every server of an order from the order\'s profile, and each from its own in an order of schema_version 1 (an engine of the release before)', async () => {
-    const [a, b] = [randomUUID(), randomUUID()];
-    const [na, nb] = [await insertNode(db, { action_id: a }), await insertNode(db, { action_id: b })];
+  it('boots every server of an order from the order\'s profile, and each from its own in an order of schema_version 1 (an engine of the release before, or of this one writing for older workers)', async () => {
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const [na, nb, nc] = [await insertNode(db, { action_id: a }), await insertNode(db, { action_id: b }), await insertNode(db, { action_id: c })];
     const profile = { flavor: 'm1.small', image: 'ubuntu', user_data: '#cloud-config', metadata: { tier: 'db' }, networks: [] };
 
     await w.apply.execute(workOrder(a, { create_servers: [serverFor(na)], profile }));
     await w.apply.execute(workOrder(b, { schema_version: 1, profile: undefined, create_servers: [{ ...serverFor(nb), profile }] }));
+    const downgraded = workOrderAs(workOrder(c, { create_servers: [serverFor(nc)], profile }), 1);
+    expect(downgraded.schema_version).toBe(1);
+    await w.apply.execute(downgraded);
 
-    expect(nova.created).toHaveLength(2);
-    const [fromV2, fromV1] = nova.created;
+    expect(nova.created).toHaveLength(3);
+    const [fromV2, fromV1, fromDowngraded] = nova.created;
+    const { metadata: md, name: _nd, ...restDowngraded } = fromDowngraded;
+    expect({ ...md, trellis_node: '', trellis_action: '' }).toEqual({ ...fromV2.metadata, trellis_node: '', trellis_action: '' });
     expect(fromV2).toMatchObject({ flavorRef: 'm1.small', imageRef: 'ubuntu', userData: '#cloud-config', metadata: { tier: 'db' } });
     const { metadata: m2, name: _n2, ...rest2 } = fromV2;
     const { metadata: m1, name: _n1, ...rest1 } = fromV1;
     expect(rest1).toEqual(rest2);
+    expect(restDowngraded).toEqual(rest2);
     expect({ ...m1, trellis_node: '', trellis_action: '' }).toEqual({ ...m2, trellis_node: '', trellis_action: '' });
   });
 

@@ -4,6 +4,7 @@ import {
   Exchanges,
   RoutingKeys,
   WORK_ORDER_SCHEMA_VERSION,
+  workOrderAs,
   type WorkOrderMessage,
 } from '@trellis/contracts';
 import type { Logger } from '@trellis/common';
@@ -31,6 +32,7 @@ import type { RunActionResult } from './run-action-result';
 import { decisionStatement } from './store-decision';
 import { actionStateStatement, writeActionState } from './action-rows';
 import { applyNodeUpdates, tagUpdatedNodes } from './node-updates';
+import type { WorkOrderVersionSource } from './work-order-versions';
 
 export type { RunActionResult } from './run-action-result';
 
@@ -42,6 +44,8 @@ export interface RunActionOptions {
   buildTimeoutSeconds: number;
   /** drift checks before scaling, `check` and `repair` (issue 6); without it actions run as before */
   drift?: DriftCoordinator;
+  /** the schema_version the nova-workers that are up take (default: this release's) */
+  workOrderVersions?: WorkOrderVersionSource;
 }
 
 /**
@@ -320,7 +324,7 @@ export class RunActionUseCase {
       type: RoutingKeys.workOrder,
       messageId,
       correlationId,
-      body: order,
+      body: workOrderAs(order, this.options.workOrderVersions?.current ?? WORK_ORDER_SCHEMA_VERSION),
     }, { with: writes });
   }
 

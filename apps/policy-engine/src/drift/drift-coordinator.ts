@@ -28,11 +28,14 @@ import { driftStateOf, type DriftState } from '../repair/repair-state';
 import { SURVEY_ORDER, emitStep, resendStep } from '../repair/step-orders';
 import { recordFindings, resolveFindings } from './findings.store';
 import { writeActionState } from '../actions/action-rows';
+import type { WorkOrderVersionSource } from '../actions/work-order-versions';
 
 export interface DriftCoordinatorOptions {
   instanceId: string;
   leaseSeconds: number;
   buildTimeoutSeconds: number;
+  /** the schema_version the nova-workers that are up take (default: this release's) */
+  workOrderVersions?: WorkOrderVersionSource;
 }
 
 /** Decides and orders an action the usual way, once drift has been dealt with. */
@@ -66,8 +69,9 @@ export class DriftCoordinator {
     private readonly options: DriftCoordinatorOptions,
     private readonly ids: IdSource = defaultIds,
   ) {
-    this.repair = new RepairRunner({ buildTimeoutSeconds: options.buildTimeoutSeconds });
-    this.cleanup = new FailedScaleOutCleanup({ buildTimeoutSeconds: options.buildTimeoutSeconds, leaseSeconds: options.leaseSeconds });
+    const { buildTimeoutSeconds, leaseSeconds, workOrderVersions } = options;
+    this.repair = new RepairRunner({ buildTimeoutSeconds, workOrderVersions });
+    this.cleanup = new FailedScaleOutCleanup({ buildTimeoutSeconds, leaseSeconds, workOrderVersions });
   }
 
   bindProceed(proceed: Proceed): void {
@@ -126,7 +130,7 @@ export class DriftCoordinator {
   async resume(m: EntityManager, action: ActionEntity, now: Date): Promise<RunActionResult | null> {
     const step = await m.getRepository(ActionStepEntity).findOne({ where: { action_id: action.id, status: 'RUNNING' }, order: { seq: 'DESC' } });
     if (!step) return null;
-    await resendStep(m, step, now);
+    await resendStep(m, step, now, this.options.workOrderVersions?.current);
     action.lease_expires_at = this.leaseFor(step.kind, now);
     action.updated_at = now;
     await writeActionState(m, action);
@@ -277,6 +281,7 @@ export class DriftCoordinator {
       correlationId,
       buildTimeoutSeconds: this.options.buildTimeoutSeconds,
       now,
+      version: this.options.workOrderVersions?.current,
     });
     action.lease_expires_at = this.leaseFor('survey', now);
     await writeActionState(m, action);

@@ -5,9 +5,12 @@ import type { EntityManager } from 'typeorm';
 import { resolveRefs } from '../results/finish-action';
 import { type DriftState, stepsOf } from './repair-state';
 import { emitStep } from './step-orders';
+import type { WorkOrderVersionSource } from '../actions/work-order-versions';
 
 export interface RepairRunnerOptions {
   buildTimeoutSeconds: number;
+  /** the schema_version the nova-workers that are up take (default: this release's) */
+  workOrderVersions?: WorkOrderVersionSource;
 }
 
 export type StepOutcome = 'continue' | { failed: string };
@@ -25,7 +28,7 @@ export class RepairRunner {
     const plan = state.repair!;
     const steps = stepsOf(plan);
     const nodes = m.getRepository(NodeEntity);
-    const send = { correlationId, buildTimeoutSeconds: this.options.buildTimeoutSeconds, now };
+    const send = { correlationId, buildTimeoutSeconds: this.options.buildTimeoutSeconds, now, version: this.options.workOrderVersions?.current };
     state.next ??= 0;
     while (state.next < steps.length) {
       const step = steps[state.next];

@@ -6,10 +6,13 @@ import { nextSeq } from '../repair/repair-runner';
 import { emitStep } from '../repair/step-orders';
 import { finishAction } from './finish-action';
 import { writeActionState } from '../actions/action-rows';
+import type { WorkOrderVersionSource } from '../actions/work-order-versions';
 
 export interface FailedScaleOutCleanupOptions {
   buildTimeoutSeconds: number;
   leaseSeconds: number;
+  /** the schema_version the nova-workers that are up take (default: this release's) */
+  workOrderVersions?: WorkOrderVersionSource;
 }
 
 /** What the cleanup step keeps for the moment its result comes back. */
@@ -88,7 +91,7 @@ export class FailedScaleOutCleanup {
         delete_servers: withServer.map((n) => ({ node_id: n.id, physical_id: n.physical_id, destroy: true })),
         delete_groups: [],
       },
-      { correlationId: result.correlation_id, buildTimeoutSeconds: this.options.buildTimeoutSeconds, now },
+      { correlationId: result.correlation_id, buildTimeoutSeconds: this.options.buildTimeoutSeconds, now, version: this.options.workOrderVersions?.current },
     );
     // the nova-worker matches the nodes it deletes to the order by their action_id
     await nodes.update({ id: In(withServer.map((n) => n.id)) }, { action_id: step.id, updated_at: now });

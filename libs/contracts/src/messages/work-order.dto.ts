@@ -217,3 +217,20 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function serverProfile(order: Pick<WorkOrderMessage, 'profile'>, create: Pick<ServerCreateDto, 'profile'>): Record<string, unknown> {
   return create.profile ?? order.profile ?? {};
 }
+
+/**
+ * The order in the form of schema `version`, for nova-workers that take no newer one (a rolling
+ * upgrade with workers of the release before still up). Version 2 (and the order as the engine builds
+ * it) is returned as it is; version 1 repeats the order's profile on every server to create and has
+ * no `profile` of its own. The worker builds the same Nova requests from both forms.
+ */
+export function workOrderAs(order: WorkOrderMessage, version: number): WorkOrderMessage {
+  if (version >= WORK_ORDER_SCHEMA_VERSION) return order.schema_version === WORK_ORDER_SCHEMA_VERSION ? order : { ...order, schema_version: WORK_ORDER_SCHEMA_VERSION };
+  if (version !== 1) throw new Error(`work orders have no schema_version ${version}`);
+  const { profile, ...rest } = order;
+  return {
+    ...rest,
+    schema_version: 1,
+    create_servers: order.create_servers.map((c) => ({ ...c, profile: serverProfile({ profile }, c) })),
+  };
+}

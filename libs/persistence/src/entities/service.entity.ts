@@ -16,6 +16,11 @@ export class ServiceEntity {
   @Column('varchar', { length: 255 }) topic: string;
   @Column('boolean', { default: false }) disabled: boolean;
   @Column('varchar', { length: 255, nullable: true }) disabled_reason: string | null;
+  /**
+   * the message types it consumes, each with the schema versions it takes (`{"work.order": [1, 2]}`);
+   * null: a component of a release before this column, which takes version 1 of every message
+   */
+  @Column('jsonb', { nullable: true }) accepts: Record<string, number[]> | null;
   @Column(tstz) created_at: Date;
   @Column(tstz) updated_at: Date;
 }

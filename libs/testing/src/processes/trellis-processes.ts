@@ -86,6 +86,11 @@ export class TrellisProcesses {
     await this.procs.get(name)?.kill();
   }
 
+  /** SIGTERM, as an orchestrator stops a replica (SIGKILL after `graceMs`); resolves once it has exited. */
+  async stop(name: string, graceMs = 30_000): Promise<void> {
+    await this.procs.get(name)?.stop(graceMs);
+  }
+
   async restart(name: string): Promise<void> {
     await this.kill(name);
     await this.start(name);
