@@ -1,10 +1,8 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as amqp from 'amqplib';
 import { Client } from 'pg';
-import { ConsumerQueues, deadLetterQueueOf } from '@trellis/contracts';
-import { TrellisProcesses, freePort, freshDatabase, freshVhost, type FreshDatabase } from '@trellis/testing/processes';
+import { TrellisProcesses, deadLetterCounts, freePort, freshDatabase, freshVhost, type FreshDatabase } from '@trellis/testing/processes';
 import { simulatorCloudEnv } from '@trellis/testing/simulator-env';
 import { ApiClient, keystoneToken } from '../support/api-client';
 import { createProfileAndCluster } from '../support/scale-out.scenario';
@@ -171,7 +169,7 @@ describe('replicas: 2 gateways, 2 policy-engines, 3 nova-workers on one broker a
     const engines = engineClaims(w.runs, logsOf(ENGINES));
     const workers = workerClaims(logsOf(WORKERS), KILLED.map((n) => procs.instanceId(n)));
     const overlaps = overlappingRuns(w.runs);
-    const deadLetters = await deadLetterCounts();
+    const deadLetters = await deadLetterCounts(vhost.url);
     const notices = noticesIn(Object.values(logsOf(procs.names)));
     const accepted = load.records.filter((r) => r.actionId);
     const summary = {
@@ -268,17 +266,5 @@ describe('replicas: 2 gateways, 2 policy-engines, 3 nova-workers on one broker a
   /** each service's whole log by its instance id (none is restarted: one instance per name) */
   function logsOf(names: string[]): Record<string, string> {
     return Object.fromEntries(names.map((n) => [procs.instanceId(n), readFileSync(procs.logFile(n), 'utf8')]));
-  }
-
-  async function deadLetterCounts(): Promise<Record<string, number>> {
-    const conn = await amqp.connect(vhost.url);
-    try {
-      const ch = await conn.createChannel();
-      const counts: Record<string, number> = {};
-      for (const q of ConsumerQueues) counts[deadLetterQueueOf(q.name)] = (await ch.checkQueue(deadLetterQueueOf(q.name))).messageCount;
-      return counts;
-    } finally {
-      await conn.close();
-    }
   }
 });

@@ -1,10 +1,8 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as amqp from 'amqplib';
 import { Client } from 'pg';
-import { ConsumerQueues, deadLetterQueueOf } from '@trellis/contracts';
-import { TrellisProcesses, freePort, freshDatabase, freshVhost, type FreshDatabase } from '@trellis/testing/processes';
+import { TrellisProcesses, deadLetterCounts, freePort, freshDatabase, freshVhost, type FreshDatabase } from '@trellis/testing/processes';
 import { simulatorCloudEnv } from '@trellis/testing/simulator-env';
 import { ApiClient, keystoneToken } from '../support/api-client';
 import { createProfileAndCluster, nodesOf } from '../support/scale-out.scenario';
@@ -113,7 +111,7 @@ describe(`a rolling upgrade from ${PREVIOUS_COMMIT}: engine, then worker, then g
     await before.stop('old-gateway');
     await scale(newApi, 'all new', { scale_in: { count: 1 } });
 
-    const summary = { actions: ran, dead_letters: await deadLetterCounts() };
+    const summary = { actions: ran, dead_letters: await deadLetterCounts(vhost.url) };
     process.stdout.write(`upgrade test: ${JSON.stringify(summary, null, 2)}\n`);
 
     expect(ran.map((r) => [r.step, r.status])).toEqual([
@@ -154,18 +152,6 @@ describe(`a rolling upgrade from ${PREVIOUS_COMMIT}: engine, then worker, then g
       return rows.length ? rows[0].v : null;
     } finally {
       await c.end();
-    }
-  }
-
-  async function deadLetterCounts(): Promise<Record<string, number>> {
-    const conn = await amqp.connect(vhost.url);
-    try {
-      const ch = await conn.createChannel();
-      const counts: Record<string, number> = {};
-      for (const q of ConsumerQueues) counts[deadLetterQueueOf(q.name)] = (await ch.checkQueue(deadLetterQueueOf(q.name))).messageCount;
-      return counts;
-    } finally {
-      await conn.close();
     }
   }
 });

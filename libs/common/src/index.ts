@@ -4,3 +4,4 @@ export * from './auth';
 export * from './logger';
 export * from './log-context';
 export * from './cloud-catalog';
+export * from './failure-streak';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
+import { FailureStreak, type Logger } from '@trellis/common';
 import { ServiceEntity } from './entities/service.entity';
 
 /** How often a running component renews its row. */
@@ -20,10 +21,6 @@ export interface ServiceRegistration {
   accepts?: Record<string, readonly number[]>;
 }
 
-interface Logger {
-  warn(message: string, fields?: Record<string, unknown>): void;
-}
-
 /**
  * A running component's row in `services`: inserted at start, renewed every interval, deleted on a
  * clean stop (a process that dies leaves its row behind, shown `down`). A failed renewal is logged
@@ -31,12 +28,16 @@ interface Logger {
  */
 export class ServiceHeartbeat {
   private timer: NodeJS.Timeout | null = null;
+  /** renewals failed in a row: the first logged, then one line every 30 s, and the recovery */
+  private readonly failures: FailureStreak;
 
   private constructor(
     private readonly dataSource: DataSource,
     readonly id: string,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+  ) {
+    this.failures = new FailureStreak(logger, 'service heartbeat failed; tried again at the next interval', 'service heartbeat renewed again');
+  }
 
   static async start(dataSource: DataSource, registration: ServiceRegistration, logger: Logger, intervalMs = SERVICE_REPORT_INTERVAL_MS): Promise<ServiceHeartbeat> {
     const now = new Date();
@@ -61,8 +62,9 @@ export class ServiceHeartbeat {
   async renew(): Promise<void> {
     try {
       await this.dataSource.query('UPDATE services SET updated_at = clock_timestamp() WHERE id = $1', [this.id]);
+      this.failures.succeeded({ service_id: this.id });
     } catch (e) {
-      this.logger.warn('service heartbeat failed; tried again at the next interval', { service_id: this.id, error: String(e) });
+      this.failures.failed(String(e), { service_id: this.id });
     }
   }
 

@@ -1,4 +1,4 @@
-import { errorMessage, withLogContext, withoutLogContext, type Logger } from '@trellis/common';
+import { FailureStreak, errorMessage, withLogContext, withoutLogContext, type Logger } from '@trellis/common';
 import type { NovaPort, Server } from '@trellis/nova';
 import { buildPollLookups, duplicateServersDeleted, leaseTakeovers } from '@trellis/observability';
 import { hotQuery, inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
@@ -76,6 +76,7 @@ export class BuildPoller {
   private readonly listings = new Map<string, { at: number; since: number; servers: Map<string, Server> }>();
   private stopped = true;
   private again = false;
+  private failures: FailureStreak | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -118,14 +119,29 @@ export class BuildPoller {
           // a full round: more nodes may be due now, look at them at once rather than a poll interval later
           if (examined >= this.options.batchSize) this.again = true;
         })
-        .catch((e) => this.logger.error('build poll failed; will try again', { error: errorMessage(e) }))
+        .then(
+          () => this.streak().succeeded(),
+          (e) => this.streak().failed(errorMessage(e)),
+        )
         .finally(() => {
           this.running = null;
           const more = this.again;
           this.again = false;
-          this.schedule(more ? 0 : this.options.pollIntervalMs);
+          this.schedule(more ? 0 : this.delayAfterRound());
         });
     }, delay));
+  }
+
+  /** rounds failed in a row (the database away): one line for the streak, and a longer wait between rounds */
+  private streak(): FailureStreak {
+    return (this.failures ??= new FailureStreak(this.logger, 'build poll failed; will try again', 'build polls succeed again', { level: 'error' }));
+  }
+
+  /** the poll interval, doubled per round failed in a row up to 2 s (or the interval, if longer) */
+  private delayAfterRound(): number {
+    const interval = this.options.pollIntervalMs;
+    const failed = this.failures?.failures ?? 0;
+    return failed === 0 ? interval : Math.min(Math.max(interval, 2_000), interval * 2 ** Math.min(20, failed));
   }
 
   /** one round: claim due nodes, look at their servers, record what changed. Returns nodes examined. */

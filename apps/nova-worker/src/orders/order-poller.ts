@@ -1,5 +1,5 @@
 import type { WorkOrderMessage } from '@trellis/contracts';
-import { errorMessage, withLogContext, type Logger } from '@trellis/common';
+import { FailureStreak, errorMessage, withLogContext, type Logger } from '@trellis/common';
 import type { DataSource } from 'typeorm';
 import type { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
 
@@ -13,6 +13,12 @@ import type { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
 export class OrderPoller {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<number> | null = null;
+
+  private failures?: FailureStreak;
+  /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
+  private get roundFailures(): FailureStreak {
+    return (this.failures ??= new FailureStreak(this.logger, 'order poll round failed; will try again', 'order poll rounds succeed again', { level: 'warn' }));
+  }
 
   constructor(
     private readonly dataSource: DataSource,
@@ -68,8 +74,9 @@ export class OrderPoller {
           this.logger.warn('work order retry failed; its lease brings it back', { action_id: payload.action_id, error: errorMessage(e) });
         }
       }
+      this.roundFailures.succeeded();
     } catch (e) {
-      this.logger.warn('order poll round failed; will try again', { error: errorMessage(e) });
+      this.roundFailures.failed(errorMessage(e));
     }
     return applied;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkResultMessage } from '@trellis/contracts';
-import { errorMessage, type Logger } from '@trellis/common';
+import { FailureStreak, errorMessage, type Logger } from '@trellis/common';
 import { ActionEntity, EventEntity, inTransaction, row } from '@trellis/persistence';
 import type { EnginePlan } from '@trellis/decisions';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -33,6 +33,12 @@ const NOTHING_PLANNED: EnginePlan = {
 export class DeadlineSupervisor {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<string[]> | null = null;
+
+  private failures?: FailureStreak;
+  /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
+  private get roundFailures(): FailureStreak {
+    return (this.failures ??= new FailureStreak(this.logger, 'deadline round failed; will try again', 'deadline rounds succeed again', { level: 'error' }));
+  }
 
   constructor(
     private readonly dataSource: DataSource,
@@ -86,10 +92,11 @@ export class DeadlineSupervisor {
         for (const { id, gone } of stranded) await this.failOne(m, id, gone);
         return [...overdue, ...stranded].map((o) => o.id);
       });
+      this.roundFailures.succeeded();
       if (failed.length) this.logger.warn('actions failed: they ran past their timeout', { actions: failed });
       return failed;
     } catch (e) {
-      this.logger.error('deadline round failed; will try again', { error: errorMessage(e) });
+      this.roundFailures.failed(errorMessage(e));
       return [];
     }
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ActiveActionStatuses, Exchanges, RoutingKeys, SCHEMA_VERSION, type ActionRequestedMessage } from '@trellis/contracts';
-import { errorMessage, type Logger } from '@trellis/common';
+import { FailureStreak, errorMessage, type Logger } from '@trellis/common';
 import { ActionEntity, addToOutbox, inTransaction, row } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
 
@@ -22,6 +22,12 @@ export interface DriftSchedulerOptions {
 export class DriftScheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
+
+  private failures?: FailureStreak;
+  /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
+  private get roundFailures(): FailureStreak {
+    return (this.failures ??= new FailureStreak(this.logger, 'periodic drift check round failed; will try again', 'periodic drift check rounds succeed again', { level: 'error' }));
+  }
 
   constructor(
     private readonly dataSource: DataSource,
@@ -115,10 +121,11 @@ export class DriftScheduler {
         }
         return due.length;
       });
+      this.roundFailures.succeeded();
       if (submitted) this.logger.info('periodic drift checks submitted', { clusters: submitted });
       return submitted;
     } catch (e) {
-      this.logger.error('periodic drift check round failed; will try again', { error: errorMessage(e) });
+      this.roundFailures.failed(errorMessage(e));
       return 0;
     }
   }

@@ -1,4 +1,4 @@
-import { errorMessage, type Logger } from '@trellis/common';
+import { FailureStreak, errorMessage, type Logger } from '@trellis/common';
 import { leaseTakeovers } from '@trellis/observability';
 import { replayStuckActions } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
@@ -10,6 +10,12 @@ import type { DataSource } from 'typeorm';
  */
 export class ResumeService {
   private timer: NodeJS.Timeout | null = null;
+
+  private failures?: FailureStreak;
+  /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
+  private get roundFailures(): FailureStreak {
+    return (this.failures ??= new FailureStreak(this.logger, 'resume round failed; will try again', 'resume rounds succeed again', { level: 'error' }));
+  }
 
   constructor(
     private readonly dataSource: DataSource,
@@ -38,9 +44,10 @@ export class ResumeService {
           actions: resumed.map((a) => ({ id: a.id, why: a.why })),
         });
       }
+      this.roundFailures.succeeded();
       return resumed.length;
     } catch (e) {
-      this.logger.error('resume round failed; will try again', { error: errorMessage(e) });
+      this.roundFailures.failed(errorMessage(e));
       return 0;
     }
   }

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { hotQuery } from '../prepared';
-import { createLogger, errorMessage, type Logger } from '@trellis/common';
+import { FailureStreak, createLogger, errorMessage, type Logger } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
 import { requirePositiveInt, requirePositiveNumber } from '../guards';
 import { purgePublishedOutbox, toOutgoingMessage, type OutboxRow } from './outbox';
@@ -111,6 +111,8 @@ export class OutboxRelay {
    * it that a round has not reached yet.
    */
   private behindFailure = false;
+  /** rounds that failed in a row (the database away): logged as a streak, and waited out with backoff */
+  private readonly roundFailures: FailureStreak;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -134,6 +136,7 @@ export class OutboxRelay {
       throw new Error(`OutboxRelay markDelayMs must be at least 0 and well below handoffLeaseMs, got ${this.markDelayMs}`);
     }
     this.handoff = { handoffLeaseSeconds: this.handoffLeaseMs / 1000, handOff: (rows) => this.take(rows) };
+    this.roundFailures = new FailureStreak(this.logger, 'outbox relay round failed', 'outbox relay rounds succeed again');
   }
 
   start(): void {
@@ -195,10 +198,13 @@ export class OutboxRelay {
     while (this.running) {
       let more = false;
       let erred = false;
+      // a statement of this iteration went through (a round that only sleeps or publishes proves nothing)
+      let answered = false;
       try {
         await this.cleanupIfDue();
         if (this.toMark.length > 0 && (Date.now() >= this.markDueAt || this.toMark.length >= this.batchSize)) {
           await this.markPublished();
+          answered = true;
         }
         if (this.handed.length > 0) more = await this.publishHanded();
         // polled rows (a failed row and those behind it, other processes' rows, ran-out leases) get
@@ -208,11 +214,13 @@ export class OutboxRelay {
           this.kicked = false;
           this.nextPollAt = Date.now() + this.pollIntervalMs;
           more = (await this.round()) || more;
+          answered = true;
         }
       } catch (e) {
-        this.logger.warn('outbox relay round failed', { error: errorMessage(e) });
+        this.roundFailures.failed(errorMessage(e));
         erred = true;
       }
+      if (answered && !erred) this.roundFailures.succeeded();
       if (!this.running) break;
       const pause = this.pausedUntil - Date.now();
       const toRelease = this.behindFailure && this.handed.length > 0;
@@ -223,10 +231,19 @@ export class OutboxRelay {
         continue; // released before any pause: their hand-over lease may end first
       } else if (pause > 0) {
         await this.sleep(pause, 'release');
+      } else if (erred) {
+        // the database (or a statement) failing round after round: 0.5, 1, 2 s… between tries, at most
+        // a quarter of the hand-over lease, instead of every markDelayMs; a hand-over or kick() wakes it
+        await this.sleep(this.failureBackoffMs(), 'any');
       } else if (!more && !this.kicked && this.handed.length === 0) {
         await this.sleep(Math.max(0, Math.min(this.nextPollAt, this.markDueAt) - Date.now()), 'any');
       }
     }
+  }
+
+  private failureBackoffMs(): number {
+    const cap = Math.max(this.retryBaseMs, Math.min(this.retryMaxMs, this.handoffLeaseMs / 4));
+    return Math.min(cap, this.retryBaseMs * 2 ** Math.min(20, this.roundFailures.failures - 1));
   }
 
   /**

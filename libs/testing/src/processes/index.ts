@@ -4,3 +4,4 @@ export * from './scratch';
 export * from './service-process';
 export * from './trellis-processes';
 export * from './wait-for';
+export * from './dead-letters';
