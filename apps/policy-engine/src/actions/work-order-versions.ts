@@ -4,11 +4,11 @@ import { SERVICE_REPORT_INTERVAL_MS, acceptedVersionsOf, type ServiceAcceptance 
 import type { DataSource } from 'typeorm';
 
 /**
- * The newest work order version every nova-worker in `workers` takes (a worker whose row names no
- * versions is of a release before `services.accepts`: version 1), at most `newest`. No worker up:
- * `newest` (the first worker to come is of this release or newer, or the engine learns otherwise at
- * its next look). No version every worker takes: the oldest this engine writes, which the workers
- * that do not take it dead-letter naming schema_version.
+ * The newest of the versions this engine writes (`writable`) that every nova-worker in `workers`
+ * takes (a worker whose row names no versions is of a release before `services.accepts`: version 1).
+ * No worker up: the newest (the first worker to come is of this release or newer, or the engine
+ * learns otherwise at its next look). No version every worker takes: the oldest this engine writes,
+ * which the workers that do not take it dead-letter naming schema_version.
  */
 export function commonWorkOrderVersion(workers: readonly ServiceAcceptance[], writable: readonly number[] = acceptedSchemaVersions(WorkOrderMessage)): number {
   const candidates = [...writable].sort((a, b) => b - a);
@@ -90,6 +90,3 @@ export class WorkOrderVersions implements WorkOrderVersionSource {
     this.version = next;
   }
 }
-
-/** A fixed version (tests, tools): what the engine writes when it never looks. */
-export const fixedWorkOrderVersion = (current = WORK_ORDER_SCHEMA_VERSION): WorkOrderVersionSource => ({ current });
