@@ -74,12 +74,17 @@ async function serversOf(stack: Stack, token: string, clusterId: string): Promis
   return body.servers.filter((s) => s.metadata?.trellis_cluster === clusterId);
 }
 
-/** the nova-worker's compute requests so far, by operation (its trellis_openstack_requests_total) */
+/**
+ * the nova-worker's compute requests so far, by operation (its trellis_openstack_requests_total), and
+ * the servers its build poller's lists returned (`servers_listed.whole` / `.changes`)
+ */
 async function computeRequests(stack: Stack): Promise<Record<string, number>> {
   const res = await fetch(stack.workerMetricsUrl);
   if (!res.ok) throw new Error(`GET ${stack.workerMetricsUrl}: ${res.status}`);
   const out: Record<string, number> = {};
   for (const line of (await res.text()).split('\n')) {
+    const listed = /^trellis_build_poll_listed_servers_total\{list="([a-z]+)"\} (\d+)$/.exec(line);
+    if (listed) out[`servers_listed.${listed[1]}`] = Number(listed[2]);
     const m = /^trellis_openstack_requests_total\{(.*)\} (\d+)$/.exec(line);
     if (!m || !/service="compute"/.test(m[1])) continue;
     const op = /operation="([^"]+)"/.exec(m[1])?.[1] ?? '?';

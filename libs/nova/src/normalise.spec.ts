@@ -57,6 +57,7 @@ describe('normalising the captured Nova samples', () => {
       fault: null,
       imageId: 'a83c3c75-fc9c-4be2-aebf-735c080a4c25',
       flavor: { id: null, name: 'm1.tiny' },
+      updated: '2026-11-21T23:20:45Z',
     });
   });
 
@@ -73,6 +74,7 @@ describe('normalising the captured Nova samples', () => {
       fault: { code: 500, message: 'No valid host was found. There are not enough hosts available.' },
       imageId: 'a83c3c75-fc9c-4be2-aebf-735c080a4c25',
       flavor: { id: null, name: 'm1.tiny' },
+      updated: '2026-11-21T23:20:31Z',
     });
   });
 

@@ -94,6 +94,7 @@ export function server(raw: unknown, where = 'server'): Server {
     fault,
     imageId: s.image !== null && typeof s.image === 'object' && typeof (s.image as Record<string, unknown>).id === 'string' ? String((s.image as Record<string, unknown>).id) : null,
     flavor: flavorOf(s.flavor),
+    updated: optionalString(s, 'updated'),
   };
 }
 

@@ -43,6 +43,11 @@ export interface Server {
    * (`original_name`)
    */
   flavor?: { id: string | null; name: string | null } | null;
+  /**
+   * when Nova last changed the server (`updated`, its database's `updated_at`, which `changes-since`
+   * compares with), as Nova writes it; null or absent when it gave none
+   */
+  updated?: string | null;
 }
 
 /** What listServers narrows the caller's servers to. */

@@ -90,6 +90,12 @@ export const buildPollLookups = counter(
   ['way'],
 );
 
+export const buildPollListed = counter(
+  'trellis_build_poll_listed_servers_total',
+  "Servers Nova returned to the build poller's lists, by list: whole (every server changed since the orders) or changes (only those changed since the last list)",
+  ['list'],
+);
+
 export const duplicateServersDeleted = counter(
   'trellis_duplicate_servers_deleted_total',
   'Servers Nova made twice for one node (a create whose answer was lost) and the worker deleted once the node was ACTIVE',

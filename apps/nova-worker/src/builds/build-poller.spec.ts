@@ -6,7 +6,7 @@ import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { NovaError } from '@trellis/nova';
 import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
-import { CLOCK_SLACK_MS, LIST_FROM } from './build-poller';
+import { CHANGES_SLACK_MS, CLOCK_SLACK_MS, FULL_LIST_EVERY_MS, LIST_FROM } from './build-poller';
 
 describe('BuildPoller', () => {
   let db: Database;
@@ -363,6 +363,78 @@ describe('BuildPoller', () => {
       await w.poller.tick();
       expect(nova.changeListings).toEqual([]);
       expect(nova.gets).toHaveLength(LIST_FROM - 1);
+    });
+
+    it('between whole lists asks Nova only for what changed since the newest update it saw (less the slack), and keeps the rest as it was', async () => {
+      const small = workerOn(db, nova, { batchSize: 100, pollIntervalMs: 200 });
+      const t0 = Date.now();
+      nova.clock = t0;
+      const { actionId, nodes } = await building(LIST_FROM + 4);
+      const returned: number[] = [];
+      const list = nova.listServers.bind(nova);
+      nova.listServers = async (filter) => {
+        const servers = await list(filter);
+        returned.push(servers.length);
+        return servers;
+      };
+      nova.gets.length = 0;
+      const ordered = (await small.order(actionId)).created_at.getTime();
+      const second = (ms: number) => Math.floor(ms / 1000) * 1000;
+      const pause = () => new Promise((r) => setTimeout(r, 120));
+      let due = Date.now() + 1000;
+
+      // 1. a whole list: every server of the order, all building
+      expect(await small.poller.tick(new Date(due))).toBe(LIST_FROM + 4);
+      // 2. one minute later (Nova's clock) three are ACTIVE: the changes since the newest update
+      // seen, less the slack, are all of them still (they were booted in that second)
+      nova.clock = t0 + 60_000;
+      const [a, b, c] = nodes;
+      for (const n of [a, b, c]) nova.activate(n.id, 'az1', 'compute-1');
+      await pause();
+      expect(await small.poller.tick(new Date((due += 1000)))).toBe(LIST_FROM + 4);
+      // 3. two more ACTIVE: now only the servers changed since a minute after the boot come back
+      nova.clock = t0 + 70_000;
+      const [, , , d, e] = nodes;
+      for (const n of [d, e]) nova.activate(n.id, 'az2', 'compute-2');
+      await pause();
+      expect(await small.poller.tick(new Date((due += 1000)))).toBe(LIST_FROM + 1);
+
+      expect(nova.changeListings.map((t) => t.getTime())).toEqual([ordered - CLOCK_SLACK_MS, second(t0) - CHANGES_SLACK_MS, second(t0 + 60_000) - CHANGES_SLACK_MS]);
+      expect(returned).toEqual([LIST_FROM + 4, LIST_FROM + 4, 5]);
+      expect(nova.gets).toEqual([]);
+      for (const n of [a, b, c]) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az1' } } });
+      for (const n of [d, e]) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az2' } } });
+      // the ones the last list left out are as the lists before showed them: still building, not asked for
+      for (const n of nodes.slice(5)) expect(await small.node(n.id)).toMatchObject({ status: 'CREATING' });
+    });
+
+    it(`lists whole again ${FULL_LIST_EVERY_MS / 1000} s after the last whole list: a change the changes missed (a host's clock far behind) is found then`, async () => {
+      const small = workerOn(db, nova, { batchSize: 100, pollIntervalMs: 200 });
+      const t0 = Date.now();
+      nova.clock = t0;
+      const { actionId, nodes } = await building(LIST_FROM);
+      const ordered = (await small.order(actionId)).created_at.getTime();
+      let due = Date.now() + 1000;
+      expect(await small.poller.tick(new Date(due))).toBe(LIST_FROM);
+      // every server ACTIVE, written by hosts whose clocks are five minutes behind (more than the
+      // changes' slack, less than the whole list's)
+      nova.clock = t0 - 300_000;
+      for (const n of nodes) nova.activate(n.id, 'az1', 'compute-1');
+      await new Promise((r) => setTimeout(r, 120));
+      expect(await small.poller.tick(new Date((due += 1000)))).toBe(LIST_FROM);
+      for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'CREATING' });
+
+      const realNow = Date.now.bind(Date);
+      const skip = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + FULL_LIST_EVERY_MS);
+      try {
+        expect(await small.poller.tick(new Date((due += FULL_LIST_EVERY_MS)))).toBe(LIST_FROM);
+      } finally {
+        skip.mockRestore();
+      }
+      expect(nova.changeListings.map((t) => t.getTime())).toEqual([ordered - CLOCK_SLACK_MS, Math.floor(t0 / 1000) * 1000 - CHANGES_SLACK_MS, ordered - CLOCK_SLACK_MS]);
+      for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE' });
+      expect(await small.results(actionId)).toMatchObject([{ outcome: 'SUCCEEDED' }]);
+      expect(nova.gets).toEqual([]);
     });
 
     it('takes a server listed DELETED as gone: a node being deleted leaves, one being built failed', async () => {

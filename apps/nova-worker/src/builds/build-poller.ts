@@ -1,6 +1,6 @@
 import { FailureStreak, errorMessage, withLogContext, withoutLogContext, type Logger } from '@trellis/common';
 import type { NovaPort, Server } from '@trellis/nova';
-import { buildPollLookups, duplicateServersDeleted, leaseTakeovers } from '@trellis/observability';
+import { buildPollListed, buildPollLookups, duplicateServersDeleted, leaseTakeovers } from '@trellis/observability';
 import { hotQuery, inTransaction, type JsonObject, type NodeEntity } from '@trellis/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import { mapLimit } from '../map-limit';
@@ -41,6 +41,26 @@ type PolledNode = Pick<NodeEntity, 'id' | 'name' | 'status' | 'physical_id' | 'd
 export const LIST_FROM = 8;
 /** how far before the earliest order the list reaches: Trellis's and Nova's clocks may differ */
 export const CLOCK_SLACK_MS = 10 * 60_000;
+/**
+ * Between two whole lists (every FULL_LIST_EVERY_MS), an owner's servers are listed by what changed
+ * since the newest `updated` the lists showed, less CHANGES_SLACK_MS (Nova's hosts write `updated_at`
+ * on their own clocks, to the second): a server the changes leave out is as the last list showed it.
+ */
+export const FULL_LIST_EVERY_MS = 30_000;
+export const CHANGES_SLACK_MS = 10_000;
+
+/** An owner's servers as the lists showed them. */
+interface Listing {
+  /** when it was last listed (this worker's clock) */
+  at: number;
+  /** the changes-since of its last whole list: it holds every server changed from then on */
+  since: number;
+  /** when that whole list was made (this worker's clock) */
+  fullAt: number;
+  /** the newest `updated` any of its lists showed (Nova's clock; NaN when none showed one) */
+  newest: number;
+  servers: Map<string, Server>;
+}
 
 /** A final state: ACTIVE or ERROR, with what comes with it. */
 interface Final {
@@ -73,7 +93,7 @@ export class BuildPoller {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   /** the latest server list of each owner (project, user), for the rounds right after it (listed()) */
-  private readonly listings = new Map<string, { at: number; since: number; servers: Map<string, Server> }>();
+  private readonly listings = new Map<string, Listing>();
   private stopped = true;
   private again = false;
   private failures: FailureStreak | null = null;
@@ -213,10 +233,13 @@ export class BuildPoller {
    * `changes-since` the earliest of their orders (less CLOCK_SLACK_MS), so the list holds the servers
    * changed while they were built or deleted, not all of the project's. The rounds that follow at
    * once (a round takes at most batchSize nodes) use the same list while it is younger than half a
-   * poll interval: a node it shows still building is looked at again one interval later anyway. A
-   * server the list leaves out, one in ERROR without its fault (real Nova leaves `fault` out of
-   * `servers/detail`), and every server when the list fails, are looked at one by one as before; a
-   * DELETED one is gone.
+   * poll interval: a node it shows still building is looked at again one interval later anyway.
+   * After that, for FULL_LIST_EVERY_MS, the owner's list is brought up to date with what changed
+   * since the newest `updated` it holds (less CHANGES_SLACK_MS): during a 1,000-node build each look
+   * returns the servers that moved, not all 1,000; then a whole list again, which also bounds what a
+   * change written by a host whose clock lags more than the slack could hide. A server the list
+   * leaves out, one in ERROR without its fault (real Nova leaves `fault` out of `servers/detail`),
+   * and every server when the list fails, are looked at one by one as before; a DELETED one is gone.
    */
   private async listed(claimed: readonly PolledNode[]): Promise<Map<string, Server | null>> {
     const byOwner = new Map<string, PolledNode[]>();
@@ -227,22 +250,22 @@ export class BuildPoller {
       if (nodes) nodes.push(node);
       else byOwner.set(key, [node]);
     }
-    const oldest = Date.now() - this.options.pollIntervalMs / 2;
-    for (const [key, listing] of this.listings) if (listing.at < oldest) this.listings.delete(key);
+    const now = Date.now();
+    const fresh = now - this.options.pollIntervalMs / 2;
+    // a listing not brought up to date for this long would be listed whole anyway
+    for (const [key, listing] of this.listings) if (listing.at < now - FULL_LIST_EVERY_MS) this.listings.delete(key);
     const found = new Map<string, Server | null>();
     for (const [key, nodes] of byOwner) {
       if (nodes.length < LIST_FROM) continue;
       const { project, owner_user: user } = nodes[0];
       const since = Math.min(...nodes.map((n) => n.ordered_at!.getTime())) - CLOCK_SLACK_MS;
       let listing = this.listings.get(key);
-      if (!listing || listing.since > since) {
+      if (!listing || listing.since > since || listing.at < fresh) {
         try {
-          const at = Date.now();
-          const nova = await this.access.asOwner({ project, user });
-          const servers = await nova.listServers({ changesSince: new Date(since) });
-          listing = { at, since, servers: new Map(servers.map((s) => [s.id, s])) };
+          listing = await this.list(project, user, since, listing && listing.since <= since ? listing : undefined);
           this.listings.set(key, listing);
         } catch (e) {
+          this.listings.delete(key);
           this.logger.warn('could not list the servers of a round; looking at each', { project, nodes: nodes.length, error: errorMessage(e) });
           continue;
         }
@@ -254,6 +277,26 @@ export class BuildPoller {
       }
     }
     return found;
+  }
+
+  /**
+   * The owner's servers: `kept` brought up to date with what changed since its newest `updated`
+   * (less CHANGES_SLACK_MS) while its whole list is younger than FULL_LIST_EVERY_MS and it showed an
+   * `updated`, otherwise a whole list by changes-since `since`.
+   */
+  private async list(project: string, user: string, since: number, kept?: Listing): Promise<Listing> {
+    const at = Date.now();
+    const nova = await this.access.asOwner({ project, user });
+    if (kept && at - kept.fullAt < FULL_LIST_EVERY_MS && Number.isFinite(kept.newest)) {
+      const changed = await nova.listServers({ changesSince: new Date(Math.max(kept.since, kept.newest - CHANGES_SLACK_MS)) });
+      buildPollListed.inc({ list: 'changes' }, changed.length);
+      const servers = new Map(kept.servers);
+      for (const s of changed) servers.set(s.id, s);
+      return { at, since: kept.since, fullAt: kept.fullAt, newest: Math.max(kept.newest, newestUpdate(changed)), servers };
+    }
+    const listed = await nova.listServers({ changesSince: new Date(since) });
+    buildPollListed.inc({ list: 'whole' }, listed.length);
+    return { at, since, fullAt: at, newest: newestUpdate(listed), servers: new Map(listed.map((s) => [s.id, s])) };
   }
 
   /** `listed`: the node's server as the round's list showed it (null: deleted), undefined: not listed */
@@ -441,3 +484,13 @@ const RECORD_OBSERVATIONS = `WITH i AS (
   )
   SELECT false AS gone, ${NODE_STATE} FROM final
   UNION ALL SELECT true, id, NULL::uuid, NULL, NULL, NULL, NULL::jsonb FROM gone`;
+
+/** The newest `updated` of `servers` in epoch ms (Nova's clock), NaN when none has a readable one. */
+function newestUpdate(servers: readonly Server[]): number {
+  let newest = NaN;
+  for (const s of servers) {
+    const t = s.updated ? Date.parse(s.updated.endsWith('Z') || /[+-]\d\d:?\d\d$/.test(s.updated) ? s.updated : `${s.updated}Z`) : NaN;
+    if (Number.isFinite(t) && !(t <= newest)) newest = t;
+  }
+  return newest;
+}

@@ -27,6 +27,12 @@ export class FakeNova implements Partial<NovaPort> {
   readonly gets: string[] = [];
   /** set to make listServers fail with this (a Nova error) */
   listFailure: Error | null = null;
+  /**
+   * Nova's clock (epoch ms) once set: servers booted and activated from then on carry `updated` (to
+   * the second, as Nova writes it) and a changes-since list returns only those updated at or after
+   * the time asked for. Unset, the list returns every server, as a Nova may return more.
+   */
+  clock: number | null = null;
 
   async createServer(request: ServerCreateRequest): Promise<CreatedServer> {
     if (this.refuseCreates) {
@@ -52,6 +58,7 @@ export class FakeNova implements Partial<NovaPort> {
       hostId: null,
       metadata: request.metadata ?? {},
       fault: null,
+      ...this.stamp(),
     });
     return id;
   }
@@ -67,8 +74,10 @@ export class FakeNova implements Partial<NovaPort> {
     if (filter.changesSince) this.changeListings.push(filter.changesSince);
     else this.listings.push(filter.metadata ?? {});
     const wanted = Object.entries(filter.metadata ?? {});
+    const since = this.clock !== null && filter.changesSince ? filter.changesSince.getTime() : null;
+    const changed = (s: Server) => since === null || (s.updated !== null && s.updated !== undefined && Date.parse(s.updated) >= since);
     // what Nova showed at that moment: copies, as the client's parsed answer is
-    return [...this.servers.values()].filter((s) => wanted.every(([k, v]) => s.metadata[k] === v)).map((s) => ({ ...s }));
+    return [...this.servers.values()].filter((s) => changed(s) && wanted.every(([k, v]) => s.metadata[k] === v)).map((s) => ({ ...s }));
   }
 
   async deleteServer(id: string): Promise<void> {
@@ -138,8 +147,13 @@ export class FakeNova implements Partial<NovaPort> {
   activate(nodeId: string, zone: string, host: string): Server {
     const server = [...this.servers.values()].find((s) => s.metadata.trellis_node === nodeId);
     if (!server) throw new Error(`no server for node ${nodeId}`);
-    Object.assign(server, { status: 'ACTIVE', availabilityZone: zone, host });
+    Object.assign(server, { status: 'ACTIVE', availabilityZone: zone, host }, this.stamp());
     return server;
+  }
+
+  /** `updated` as Nova writes it (whole seconds, Z), when the clock is set */
+  private stamp(): { updated?: string } {
+    return this.clock === null ? {} : { updated: new Date(Math.floor(this.clock / 1000) * 1000).toISOString().replace('.000Z', 'Z') };
   }
 }
 
