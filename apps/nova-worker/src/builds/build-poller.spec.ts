@@ -365,76 +365,101 @@ describe('BuildPoller', () => {
       expect(nova.gets).toHaveLength(LIST_FROM - 1);
     });
 
-    it('between whole lists asks Nova only for what changed since the newest update it saw (less the slack), and keeps the rest as it was', async () => {
-      const small = workerOn(db, nova, { batchSize: 100, pollIntervalMs: 200 });
-      const t0 = Date.now();
-      nova.clock = t0;
-      const { actionId, nodes } = await building(LIST_FROM + 4);
-      const returned: number[] = [];
-      const list = nova.listServers.bind(nova);
-      nova.listServers = async (filter) => {
-        const servers = await list(filter);
-        returned.push(servers.length);
-        return servers;
+    /** this worker's clock, moved by hand, and Nova's, `skew` ahead of it (as a cloud's may be) */
+    function clocks(skew: number) {
+      let local = Date.now();
+      const spy = jest.spyOn(Date, 'now').mockImplementation(() => local);
+      const sync = (behind = 0) => (nova.clock = local + skew - behind);
+      sync();
+      return {
+        get local() {
+          return local;
+        },
+        advance(ms: number, hostsBehind = 0) {
+          local += ms;
+          sync(hostsBehind);
+        },
+        restore: () => spy.mockRestore(),
       };
-      nova.gets.length = 0;
-      const ordered = (await small.order(actionId)).created_at.getTime();
-      const second = (ms: number) => Math.floor(ms / 1000) * 1000;
-      const pause = () => new Promise((r) => setTimeout(r, 120));
-      let due = Date.now() + 1000;
+    }
+    const second = (ms: number) => Math.floor(ms / 1000) * 1000;
 
-      // 1. a whole list: every server of the order, all building
-      expect(await small.poller.tick(new Date(due))).toBe(LIST_FROM + 4);
-      // 2. one minute later (Nova's clock) three are ACTIVE: the changes since the newest update
-      // seen, less the slack, are all of them still (they were booted in that second)
-      nova.clock = t0 + 60_000;
-      const [a, b, c] = nodes;
-      for (const n of [a, b, c]) nova.activate(n.id, 'az1', 'compute-1');
-      await pause();
-      expect(await small.poller.tick(new Date((due += 1000)))).toBe(LIST_FROM + 4);
-      // 3. two more ACTIVE: now only the servers changed since a minute after the boot come back
-      nova.clock = t0 + 70_000;
-      const [, , , d, e] = nodes;
-      for (const n of [d, e]) nova.activate(n.id, 'az2', 'compute-2');
-      await pause();
-      expect(await small.poller.tick(new Date((due += 1000)))).toBe(LIST_FROM + 1);
+    it('between whole lists asks Nova only for what changed since the previous list on its own clock (less the slack), and keeps the rest as it was', async () => {
+      const small = workerOn(db, nova, { batchSize: 100, pollIntervalMs: 200 });
+      const skew = 5 * 60_000 + 300;
+      const clock = clocks(skew);
+      try {
+        const { actionId, nodes } = await building(LIST_FROM + 4);
+        const returned: number[] = [];
+        const list = nova.listServers.bind(nova);
+        nova.listServers = async (filter) => {
+          const servers = await list(filter);
+          returned.push(servers.length);
+          return servers;
+        };
+        nova.gets.length = 0;
+        const ordered = (await small.order(actionId)).created_at.getTime();
+        const first = clock.local;
+        // 1. a whole list: every server of the order, all building; Nova's clock read from it
+        expect(await small.poller.tick(new Date(first + 1000))).toBe(LIST_FROM + 4);
+        // 2. twenty seconds later three are ACTIVE: the changes since the first list (Nova's time,
+        // whole seconds, less the slack) hold the servers booted in its second too
+        clock.advance(20_000);
+        const second1 = clock.local;
+        const [a, b, c, d, e] = nodes;
+        for (const n of [a, b, c]) nova.activate(n.id, 'az1', 'compute-1');
+        expect(await small.poller.tick(new Date(clock.local + 1000))).toBe(LIST_FROM + 4);
+        // 3. five seconds later two more: only the servers changed since the second list come back
+        clock.advance(5_000);
+        for (const n of [d, e]) nova.activate(n.id, 'az2', 'compute-2');
+        expect(await small.poller.tick(new Date(clock.local + 1000))).toBe(LIST_FROM + 1);
 
-      expect(nova.changeListings.map((t) => t.getTime())).toEqual([ordered - CLOCK_SLACK_MS, second(t0) - CHANGES_SLACK_MS, second(t0 + 60_000) - CHANGES_SLACK_MS]);
-      expect(returned).toEqual([LIST_FROM + 4, LIST_FROM + 4, 5]);
-      expect(nova.gets).toEqual([]);
-      for (const n of [a, b, c]) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az1' } } });
-      for (const n of [d, e]) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az2' } } });
-      // the ones the last list left out are as the lists before showed them: still building, not asked for
-      for (const n of nodes.slice(5)) expect(await small.node(n.id)).toMatchObject({ status: 'CREATING' });
+        const offset0 = second(first + skew) - first;
+        const offset1 = second(second1 + skew) - second1;
+        expect(nova.changeListings.map((t) => t.getTime())).toEqual([
+          ordered - CLOCK_SLACK_MS,
+          first + offset0 - CHANGES_SLACK_MS,
+          second1 + Math.max(offset0, offset1) - CHANGES_SLACK_MS,
+        ]);
+        expect(returned).toEqual([LIST_FROM + 4, LIST_FROM + 4, 5]);
+        expect(nova.gets).toEqual([]);
+        for (const n of [a, b, c]) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az1' } } });
+        for (const n of [d, e]) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE', data: { placement: { zone: 'az2' } } });
+        // the ones the last list left out are as the lists before showed them: building, not asked for
+        for (const n of nodes.slice(5)) expect(await small.node(n.id)).toMatchObject({ status: 'CREATING' });
+      } finally {
+        clock.restore();
+      }
     });
 
-    it(`lists whole again ${FULL_LIST_EVERY_MS / 1000} s after the last whole list: a change the changes missed (a host's clock far behind) is found then`, async () => {
+    it(`lists whole again ${FULL_LIST_EVERY_MS / 1000} s after the last whole list: a change the changes missed (hosts whose clocks are behind) is found then`, async () => {
       const small = workerOn(db, nova, { batchSize: 100, pollIntervalMs: 200 });
-      const t0 = Date.now();
-      nova.clock = t0;
-      const { actionId, nodes } = await building(LIST_FROM);
-      const ordered = (await small.order(actionId)).created_at.getTime();
-      let due = Date.now() + 1000;
-      expect(await small.poller.tick(new Date(due))).toBe(LIST_FROM);
-      // every server ACTIVE, written by hosts whose clocks are five minutes behind (more than the
-      // changes' slack, less than the whole list's)
-      nova.clock = t0 - 300_000;
-      for (const n of nodes) nova.activate(n.id, 'az1', 'compute-1');
-      await new Promise((r) => setTimeout(r, 120));
-      expect(await small.poller.tick(new Date((due += 1000)))).toBe(LIST_FROM);
-      for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'CREATING' });
-
-      const realNow = Date.now.bind(Date);
-      const skip = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + FULL_LIST_EVERY_MS);
+      const clock = clocks(0);
       try {
-        expect(await small.poller.tick(new Date((due += FULL_LIST_EVERY_MS)))).toBe(LIST_FROM);
+        const { actionId, nodes } = await building(LIST_FROM);
+        const ordered = (await small.order(actionId)).created_at.getTime();
+        expect(await small.poller.tick(new Date(clock.local + 1000))).toBe(LIST_FROM);
+        const first = clock.local;
+        // every server ACTIVE 10 s later, written by hosts whose clocks are five minutes behind (more
+        // than the changes' slack, less than the whole list's)
+        clock.advance(10_000, 5 * 60_000);
+        for (const n of nodes) nova.activate(n.id, 'az1', 'compute-1');
+        expect(await small.poller.tick(new Date(clock.local + 1000))).toBe(LIST_FROM);
+        for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'CREATING' });
+
+        clock.advance(FULL_LIST_EVERY_MS);
+        expect(await small.poller.tick(new Date(clock.local + 1000))).toBe(LIST_FROM);
+        expect(nova.changeListings.map((t) => t.getTime())).toEqual([
+          ordered - CLOCK_SLACK_MS,
+          first + (second(first) - first) - CHANGES_SLACK_MS,
+          ordered - CLOCK_SLACK_MS,
+        ]);
+        for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE' });
+        expect(await small.results(actionId)).toMatchObject([{ outcome: 'SUCCEEDED' }]);
+        expect(nova.gets).toEqual([]);
       } finally {
-        skip.mockRestore();
+        clock.restore();
       }
-      expect(nova.changeListings.map((t) => t.getTime())).toEqual([ordered - CLOCK_SLACK_MS, Math.floor(t0 / 1000) * 1000 - CHANGES_SLACK_MS, ordered - CLOCK_SLACK_MS]);
-      for (const n of nodes) expect(await small.node(n.id)).toMatchObject({ status: 'ACTIVE' });
-      expect(await small.results(actionId)).toMatchObject([{ outcome: 'SUCCEEDED' }]);
-      expect(nova.gets).toEqual([]);
     });
 
     it('takes a server listed DELETED as gone: a node being deleted leaves, one being built failed', async () => {

@@ -43,22 +43,26 @@ export const LIST_FROM = 8;
 export const CLOCK_SLACK_MS = 10 * 60_000;
 /**
  * Between two whole lists (every FULL_LIST_EVERY_MS), an owner's servers are listed by what changed
- * since the newest `updated` the lists showed, less CHANGES_SLACK_MS (Nova's hosts write `updated_at`
- * on their own clocks, to the second): a server the changes leave out is as the last list showed it.
+ * since the previous list, on Nova's clock, less CHANGES_SLACK_MS (Nova's hosts write `updated_at` on
+ * their own clocks): a server the changes leave out is as the last list showed it.
  */
 export const FULL_LIST_EVERY_MS = 30_000;
-export const CHANGES_SLACK_MS = 10_000;
+export const CHANGES_SLACK_MS = 1_000;
 
 /** An owner's servers as the lists showed them. */
 interface Listing {
-  /** when it was last listed (this worker's clock) */
+  /** when its last list was asked for (this worker's clock) */
   at: number;
   /** the changes-since of its last whole list: it holds every server changed from then on */
   since: number;
-  /** when that whole list was made (this worker's clock) */
+  /** when that whole list was asked for (this worker's clock) */
   fullAt: number;
-  /** the newest `updated` any of its lists showed (Nova's clock; NaN when none showed one) */
-  newest: number;
+  /**
+   * Nova's clock less this worker's, or less: the largest `updated` a list showed less this worker's
+   * time when that list had answered (NaN while no list showed one). Nova's time at a moment of this
+   * worker's is then at least that moment plus `offset`, whatever the two clocks say.
+   */
+  offset: number;
   servers: Map<string, Server>;
 }
 
@@ -235,9 +239,10 @@ export class BuildPoller {
    * once (a round takes at most batchSize nodes) use the same list while it is younger than half a
    * poll interval: a node it shows still building is looked at again one interval later anyway.
    * After that, for FULL_LIST_EVERY_MS, the owner's list is brought up to date with what changed
-   * since the newest `updated` it holds (less CHANGES_SLACK_MS): during a 1,000-node build each look
-   * returns the servers that moved, not all 1,000; then a whole list again, which also bounds what a
-   * change written by a host whose clock lags more than the slack could hide. A server the list
+   * since the previous list was asked for, on Nova's clock (see Listing.offset), less
+   * CHANGES_SLACK_MS: during a 1,000-node build each look returns the servers that moved since the
+   * last, not all 1,000; then a whole list again, which also bounds what a change written by a host
+   * whose clock lags more than the slack could hide. A server the list
    * leaves out, one in ERROR without its fault (real Nova leaves `fault` out of `servers/detail`),
    * and every server when the list fails, are looked at one by one as before; a DELETED one is gone.
    */
@@ -280,23 +285,26 @@ export class BuildPoller {
   }
 
   /**
-   * The owner's servers: `kept` brought up to date with what changed since its newest `updated`
-   * (less CHANGES_SLACK_MS) while its whole list is younger than FULL_LIST_EVERY_MS and it showed an
-   * `updated`, otherwise a whole list by changes-since `since`.
+   * The owner's servers: `kept` brought up to date with what changed since its last list was asked
+   * for (Nova's time then, less CHANGES_SLACK_MS) while its whole list is younger than
+   * FULL_LIST_EVERY_MS and Nova's clock is known, otherwise a whole list by changes-since `since`.
    */
   private async list(project: string, user: string, since: number, kept?: Listing): Promise<Listing> {
     const at = Date.now();
     const nova = await this.access.asOwner({ project, user });
-    if (kept && at - kept.fullAt < FULL_LIST_EVERY_MS && Number.isFinite(kept.newest)) {
-      const changed = await nova.listServers({ changesSince: new Date(Math.max(kept.since, kept.newest - CHANGES_SLACK_MS)) });
+    if (kept && at - kept.fullAt < FULL_LIST_EVERY_MS && Number.isFinite(kept.offset)) {
+      const changed = await nova.listServers({ changesSince: new Date(Math.max(kept.since, kept.at + kept.offset - CHANGES_SLACK_MS)) });
+      const offset = newestUpdate(changed) - Date.now();
       buildPollListed.inc({ list: 'changes' }, changed.length);
       const servers = new Map(kept.servers);
       for (const s of changed) servers.set(s.id, s);
-      return { at, since: kept.since, fullAt: kept.fullAt, newest: Math.max(kept.newest, newestUpdate(changed)), servers };
+      return { at, since: kept.since, fullAt: kept.fullAt, offset: Number.isFinite(offset) ? Math.max(kept.offset, offset) : kept.offset, servers };
     }
     const listed = await nova.listServers({ changesSince: new Date(since) });
+    const seen = newestUpdate(listed) - Date.now();
+    const offset = Number.isFinite(seen) ? Math.max(seen, kept?.offset ?? -Infinity) : (kept?.offset ?? NaN);
     buildPollListed.inc({ list: 'whole' }, listed.length);
-    return { at, since, fullAt: at, newest: newestUpdate(listed), servers: new Map(listed.map((s) => [s.id, s])) };
+    return { at, since, fullAt: at, offset, servers: new Map(listed.map((s) => [s.id, s])) };
   }
 
   /** `listed`: the node's server as the round's list showed it (null: deleted), undefined: not listed */
