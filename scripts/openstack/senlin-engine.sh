@@ -4,10 +4,11 @@
 # harness's pid file, and only while its command line still names senlin-engine (as down.sh does),
 # then waits until it is gone; `start` starts it exactly as senlin-up.sh does (lib.sh's start_bg,
 # same arguments, same pid and log files) and waits until Senlin's service table shows it up.
-# `status` prints running/stopped. Run as root, like the harness.
+# `status` prints running/stopped. Run as root, like the harness. The harness: OPENSTACK_HARNESS_DIR, or
+# OPENSTACK_HARNESS as ensure-cloud.sh reads it, else ../shared/openstack beside the checkout.
 set -euo pipefail
-HARNESS_DIR="${OPENSTACK_HARNESS_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/openstack}"
-[ -f "$HARNESS_DIR/lib.sh" ] || { echo "senlin-engine.sh: no harness at $HARNESS_DIR (set OPENSTACK_HARNESS_DIR)" >&2; exit 3; }
+HARNESS_DIR="${OPENSTACK_HARNESS_DIR:-${OPENSTACK_HARNESS:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/openstack}}"
+[ -f "$HARNESS_DIR/lib.sh" ] || { echo "senlin-engine.sh: no harness at $HARNESS_DIR (set OPENSTACK_HARNESS_DIR or OPENSTACK_HARNESS)" >&2; exit 3; }
 # shellcheck source=/dev/null
 . "$HARNESS_DIR/lib.sh"
 NAME=senlin-engine
