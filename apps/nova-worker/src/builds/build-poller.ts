@@ -100,7 +100,8 @@ export class BuildPoller {
   private readonly listings = new Map<string, Listing>();
   private stopped = true;
   private again = false;
-  private failures: FailureStreak | null = null;
+  /** rounds failed in a row (the database away): one line for the streak, and a longer wait between rounds */
+  private readonly failures: FailureStreak;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -108,7 +109,9 @@ export class BuildPoller {
     private readonly logger: Logger,
     private readonly options: BuildPollerOptions,
     private readonly hostOf: HostResolver = (_, s) => s.host ?? s.hostId ?? null,
-  ) {}
+  ) {
+    this.failures = new FailureStreak(logger, 'build poll failed; will try again', 'build polls succeed again', { level: 'error' });
+  }
 
   start(): void {
     this.stopped = false;
@@ -144,8 +147,8 @@ export class BuildPoller {
           if (examined >= this.options.batchSize) this.again = true;
         })
         .then(
-          () => this.streak().succeeded(),
-          (e) => this.streak().failed(errorMessage(e)),
+          () => this.failures.succeeded(),
+          (e) => this.failures.failed(errorMessage(e)),
         )
         .finally(() => {
           this.running = null;
@@ -156,15 +159,10 @@ export class BuildPoller {
     }, delay));
   }
 
-  /** rounds failed in a row (the database away): one line for the streak, and a longer wait between rounds */
-  private streak(): FailureStreak {
-    return (this.failures ??= new FailureStreak(this.logger, 'build poll failed; will try again', 'build polls succeed again', { level: 'error' }));
-  }
-
   /** the poll interval, doubled per round failed in a row up to 2 s (or the interval, if longer) */
   private delayAfterRound(): number {
     const interval = this.options.pollIntervalMs;
-    const failed = this.failures?.failures ?? 0;
+    const failed = this.failures.failures;
     return failed === 0 ? interval : Math.min(Math.max(interval, 2_000), interval * 2 ** Math.min(20, failed));
   }
 
@@ -296,9 +294,9 @@ export class BuildPoller {
       const changed = await nova.listServers({ changesSince: new Date(Math.max(kept.since, kept.at + kept.offset - CHANGES_SLACK_MS)) });
       const offset = newestUpdate(changed) - Date.now();
       buildPollListed.inc({ list: 'changes' }, changed.length);
-      const servers = new Map(kept.servers);
-      for (const s of changed) servers.set(s.id, s);
-      return { at, since: kept.since, fullAt: kept.fullAt, offset: Number.isFinite(offset) ? Math.max(kept.offset, offset) : kept.offset, servers };
+      // the listing is this worker's alone, and rounds do not overlap: brought up to date in place
+      for (const s of changed) kept.servers.set(s.id, s);
+      return { ...kept, at, offset: Number.isFinite(offset) ? Math.max(kept.offset, offset) : kept.offset };
     }
     const listed = await nova.listServers({ changesSince: new Date(since) });
     const seen = newestUpdate(listed) - Date.now();

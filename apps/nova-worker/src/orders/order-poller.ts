@@ -13,19 +13,17 @@ import type { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
 export class OrderPoller {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<number> | null = null;
-
-  private failures?: FailureStreak;
   /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
-  private get roundFailures(): FailureStreak {
-    return (this.failures ??= new FailureStreak(this.logger, 'order poll round failed; will try again', 'order poll rounds succeed again', { level: 'warn' }));
-  }
+  private readonly roundFailures: FailureStreak;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly apply: ApplyWorkOrderUseCase,
     private readonly logger: Logger,
     private readonly options: { intervalMs: number; batchSize: number; afterApply?: (order: WorkOrderMessage) => void },
-  ) {}
+  ) {
+    this.roundFailures = new FailureStreak(logger, 'order poll round failed; will try again', 'order poll rounds succeed again', { level: 'warn' });
+  }
 
   start(): void {
     if (this.timer) return;

@@ -33,18 +33,16 @@ const NOTHING_PLANNED: EnginePlan = {
 export class DeadlineSupervisor {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<string[]> | null = null;
-
-  private failures?: FailureStreak;
   /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
-  private get roundFailures(): FailureStreak {
-    return (this.failures ??= new FailureStreak(this.logger, 'deadline round failed; will try again', 'deadline rounds succeed again', { level: 'error' }));
-  }
+  private readonly roundFailures: FailureStreak;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: Logger,
     private readonly options: { intervalSeconds: number; batchSize?: number },
-  ) {}
+  ) {
+    this.roundFailures = new FailureStreak(logger, 'deadline round failed; will try again', 'deadline rounds succeed again', { level: 'error' });
+  }
 
   start(): void {
     if (this.timer) return;

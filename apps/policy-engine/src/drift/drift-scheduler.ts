@@ -22,18 +22,16 @@ export interface DriftSchedulerOptions {
 export class DriftScheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
-
-  private failures?: FailureStreak;
   /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
-  private get roundFailures(): FailureStreak {
-    return (this.failures ??= new FailureStreak(this.logger, 'periodic drift check round failed; will try again', 'periodic drift check rounds succeed again', { level: 'error' }));
-  }
+  private readonly roundFailures: FailureStreak;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: Logger,
     private readonly options: DriftSchedulerOptions,
-  ) {}
+  ) {
+    this.roundFailures = new FailureStreak(logger, 'periodic drift check round failed; will try again', 'periodic drift check rounds succeed again', { level: 'error' });
+  }
 
   start(): void {
     if (this.options.intervalSeconds <= 0) return;

@@ -10,18 +10,16 @@ import type { DataSource } from 'typeorm';
  */
 export class ResumeService {
   private timer: NodeJS.Timeout | null = null;
-
-  private failures?: FailureStreak;
   /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
-  private get roundFailures(): FailureStreak {
-    return (this.failures ??= new FailureStreak(this.logger, 'resume round failed; will try again', 'resume rounds succeed again', { level: 'error' }));
-  }
+  private readonly roundFailures: FailureStreak;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: Logger,
     private readonly options: { leaseSeconds: number; intervalSeconds: number },
-  ) {}
+  ) {
+    this.roundFailures = new FailureStreak(logger, 'resume round failed; will try again', 'resume rounds succeed again', { level: 'error' });
+  }
 
   async start(): Promise<void> {
     await this.resumeOnce();
