@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { currentLogContext, type LogContext } from '@trellis/common';
+import { currentLogContext, type LogContext, type Logger } from '@trellis/common';
 import { leaseTakeovers } from '@trellis/observability';
 import { metricValue } from '@trellis/observability/testing';
 import type { Database } from '@trellis/persistence';
@@ -283,6 +283,41 @@ describe('BuildPoller', () => {
     });
     expect((await w.results(actionId))[0]).toMatchObject({ outcome: 'FAILED' });
   });
+  it('logs a streak of failed rounds once, waits longer after each (up to 2 s), and says when a round succeeds again', async () => {
+    const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
+    const at = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push([level, message, fields]);
+    const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+    const looping = workerOn(db, nova, { pollIntervalMs: 20 }, logger);
+    let tries = 0;
+    const tick = looping.poller.tick.bind(looping.poller);
+    let down = true;
+    jest.spyOn(looping.poller, 'tick').mockImplementation(async (now?: Date) => {
+      tries++;
+      if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      return tick(now);
+    });
+    looping.poller.start();
+    try {
+      await new Promise((r) => setTimeout(r, 1_000));
+      const triesWhileDown = tries;
+      down = false;
+      await new Promise((r) => setTimeout(r, 2_300));
+      // every 20 ms that would be 50 tries in a second; 40, 80, 160, 320 ms… between them: 5 or so
+      expect(triesWhileDown).toBeGreaterThanOrEqual(3);
+      expect(triesWhileDown).toBeLessThanOrEqual(8);
+      expect(lines.filter(([, m]) => m.startsWith('build poll'))).toEqual([
+        ['error', 'build poll failed; will try again', { error: 'connect ECONNREFUSED 127.0.0.1:5432' }],
+        ['info', 'build polls succeed again', { failures: expect.any(Number), failing_for_s: expect.any(Number) }],
+      ]);
+      // back to its interval once a round succeeds
+      const after = tries;
+      await new Promise((r) => setTimeout(r, 400));
+      expect(tries - after).toBeGreaterThanOrEqual(5);
+    } finally {
+      await looping.poller.stop();
+    }
+  });
+
   describe(`a round with ${LIST_FROM} or more nodes of one owner: one server list instead of a request each`, () => {
     it('lists the servers changed since the order (less the clock slack) once, asks for none, and records them as before', async () => {
       const { actionId, nodes } = await building(LIST_FROM + 2);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger } from '@trellis/common';
+import { silentLogger, type Logger } from '@trellis/common';
 import { RoutingKeys, WORK_ORDER_SCHEMA_VERSION, type ServerCreateDto, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
 import { NovaError, type CreatedServer, type NovaPort, type Server, type ServerAction, type ServerCreateRequest, type ServerGroup, type ServerListFilter } from '@trellis/nova';
 import { NodeEntity, WorkOrderEntity, type Database } from '@trellis/persistence';
@@ -269,10 +269,10 @@ export function fakeAccess(db: Database, nova: FakeNova) {
 }
 
 /** The worker's order and build paths on `db` and a FakeNova, as worker.module wires them. */
-export function workerOn(db: Database, nova: FakeNova, pollerOptions: Partial<BuildPollerOptions> = {}) {
+export function workerOn(db: Database, nova: FakeNova, pollerOptions: Partial<BuildPollerOptions> = {}, pollerLogger: Logger = silentLogger) {
   const { access, asked, refuse } = fakeAccess(db, nova);
   const apply = new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 4, leaseSeconds: 60 });
-  const poller = new BuildPoller(db.dataSource, access, silentLogger, {
+  const poller = new BuildPoller(db.dataSource, access, pollerLogger, {
     workerId: 'worker-test',
     pollIntervalMs: 1000,
     leaseSeconds: 60,

@@ -60,6 +60,20 @@ describe('WorkOrderVersions: what the engine writes, from services.accepts', () 
     await beat.stop();
   });
 
+  it('reads a row whose versions are not a list of integers as naming none (version 1), never failing the look', async () => {
+    for (const accepts of ['{"work.order": "1,2"}', '{"work.order": [1.5, 2]}', '{"work.order": null}', '[]', '"x"']) {
+      await db.dataSource.query(
+        `INSERT INTO services (id, "binary", host, topic, disabled, accepts, created_at, updated_at) VALUES ($1, $2, 'odd', 'q', false, $3::jsonb, now(), now())`,
+        [randomUUID(), ServiceBinaries.novaWorker, accepts],
+      );
+    }
+    const read = await acceptedVersionsOf(db.dataSource, ServiceBinaries.novaWorker, RoutingKeys.workOrder);
+    expect(read.map((w) => w.versions)).toEqual([null, null, null, null, null]);
+    const versions = new WorkOrderVersions(db.dataSource, recordingLogger());
+    await versions.refresh();
+    expect(versions.current).toBe(1);
+  });
+
   it('writes version 1 while a worker of the release before is up, and version 2 once it is gone or down', async () => {
     const logger = recordingLogger();
     const beat = await ServiceHeartbeat.start(db.dataSource, { binary: ServiceBinaries.novaWorker, topic: 'q', accepts: { [RoutingKeys.workOrder]: [1, 2] } }, logger, 60_000);
