@@ -87,7 +87,7 @@ export async function replay(
 ): Promise<ReplaySummary> {
   const logger = createLogger('trellis-replay', config.logLevel);
   const database = await openDatabase(config.database, logger);
-  const bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit }, logger);
+  const bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit, maxMessageBytes: config.amqp.maxMessageBytes }, logger);
   try {
     await bus.start();
     const stuck = await replayStuckActions(

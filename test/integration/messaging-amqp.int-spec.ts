@@ -81,7 +81,7 @@ afterAll(async () => {
   await admin.close();
 });
 
-describeMessageBusContract('AmqpMessageBus', async () => makeBus(), { beforeEach: purgeQueues });
+describeMessageBusContract('AmqpMessageBus', async (options) => makeBus(options), { beforeEach: purgeQueues });
 
 describe('AmqpMessageBus on RabbitMQ', () => {
   const buses: AmqpMessageBus[] = [];

@@ -88,6 +88,7 @@ export function expectScaleOutCounted(
 export function expectOutboxGauges(samples: Samples): void {
   expect(samples.has('trellis_outbox_pending_messages{}')).toBe(true);
   expect(samples.has('trellis_outbox_oldest_pending_age_seconds{}')).toBe(true);
+  expect(samples.has('trellis_outbox_set_aside_messages{}')).toBe(true);
 }
 
 /** Node's process metrics, which a service's entry point turns on. */

@@ -6,9 +6,9 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Queues } from '@trellis/contracts';
+import { Exchanges, Queues, RoutingKeys } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging';
-import { untilDatabaseAnswers } from '@trellis/persistence';
+import { onOutboxSetAside, untilDatabaseAnswers } from '@trellis/persistence';
 import type { PolicyRegistry } from '@trellis/policies';
 import { createEvaluator } from '@trellis/decisions';
 import { RunActionUseCase } from './actions/run-action.usecase';
@@ -33,6 +33,7 @@ const DEPS = Symbol('ENGINE_DEPS');
 @Injectable()
 export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private consumers: ConsumerHandle[] = [];
+  private unlisten: (() => void) | null = null;
 
   constructor(
     @Inject(DEPS) private readonly deps: EngineDeps,
@@ -53,6 +54,10 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
     this.consumers.push(await bus.consume(Queues.engineActions, (m) => this.handlers.onActionRequested(m), { prefetch }));
     await this.resume.start();
     this.deadlines.start();
+    // a work order this process's relay set aside fails its action now, not at the next look
+    this.unlisten = onOutboxSetAside(this.deps.dataSource, (rows) => {
+      if (rows.some((r) => r.exchange === Exchanges.work && r.routingKey === RoutingKeys.workOrder)) this.deadlines.kick();
+    });
     this.driftScheduler.start();
     this.retention.start();
     this.deps.logger.info('policy-engine consuming', { queues: [Queues.engineActions, Queues.engineResults], prefetch });
@@ -61,6 +66,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
   async onApplicationShutdown(): Promise<void> {
     this.resume.stop();
     this.workOrderVersions.stop();
+    this.unlisten?.();
     await this.deadlines.stop();
     await this.retention.stop();
     await this.driftScheduler.stop();

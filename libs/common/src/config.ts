@@ -75,7 +75,13 @@ export interface TrellisConfig {
      */
     migrateOnStart?: boolean;
   };
-  amqp: { url: string | null; prefetch: number; deliveryLimit: number };
+  /**
+   * `maxMessageBytes` (TRELLIS_MAX_MESSAGE_BYTES, default 16 MiB: RabbitMQ 4's `max_message_size`;
+   * at most the broker's): a message whose body is larger is never sent. The outbox relay sets its
+   * row aside instead of retrying it (docs/RELIABILITY.md §3), and an action whose work order it
+   * was fails with the reason.
+   */
+  amqp: { url: string | null; prefetch: number; deliveryLimit: number; maxMessageBytes: number };
   /** the real cloud; when authUrl and cloud are both null the built-in simulator is used */
   openstack: OpenStackSettings;
   simulator: {
@@ -263,6 +269,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
       url: urlList(env, 'AMQP_URL', ['amqp', 'amqps']),
       prefetch: int(env, 'TRELLIS_PREFETCH', 16, 1, 10000),
       deliveryLimit: int(env, 'TRELLIS_DELIVERY_LIMIT', 5, 1, 1000),
+      maxMessageBytes: int(env, 'TRELLIS_MAX_MESSAGE_BYTES', 16 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     },
     openstack: {
       cloud: str(env, 'OS_CLOUD'),

@@ -5,7 +5,9 @@ import { Exchanges, NotificationExchanges, deadLetterQueueOf, type QueueSpec } f
 import {
   BrokerUnavailableError,
   MessageBusError,
+  MessageTooLargeError,
   TopologyMismatchError,
+  checkedMaxMessageBytes,
   UnroutableMessageError,
   errorMessage,
 } from './bus-errors';
@@ -66,6 +68,12 @@ export interface AmqpMessageBusOptions {
   shutdownGraceMs?: number;
   /** reconnect backoff after a lost connection (defaults 200 ms doubling up to 30 s) */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  /**
+   * The largest encoded body sent (TRELLIS_MAX_MESSAGE_BYTES, default 16 MiB, RabbitMQ 4's
+   * `max_message_size`): a larger one is refused with MessageTooLargeError before it is sent, rather
+   * than by the broker, which closes the channel and fails every publish in flight on it.
+   */
+  maxMessageBytes?: number;
 }
 
 const DIRECT_REPLY_TO = 'amq.rabbitmq.reply-to';
@@ -125,12 +133,18 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** "no exchange 'x'" closes the channel with 404; say so plainly instead of "channel closed". */
-function channelFailure(error: unknown, closeError: AmqpError | undefined, what: string): Error {
+/**
+ * What a closed channel means: "no exchange 'x'" (404) said plainly instead of "channel closed", a
+ * message above the broker's max_message_size (406) as the permanent MessageTooLargeError, anything
+ * else as the broker being unavailable (transient).
+ */
+export function channelFailure(error: unknown, closeError: AmqpError | undefined, what: string, messageId?: string): Error {
   const cause = closeError ?? (error as AmqpError);
   const text = errorMessage(cause);
   const exchange = /no exchange '([^']+)'/.exec(text);
   if (exchange) return new MessageBusError(`unknown exchange '${exchange[1]}' (${text})`, { cause });
+  const size = /message size (\d+) is larger than configured max size (\d+)/.exec(text);
+  if (size) return new MessageTooLargeError(Number(size[1]), Number(size[2]), messageId, 'broker', { cause });
   return new BrokerUnavailableError(`${what} failed: ${text}`, { cause });
 }
 
@@ -163,6 +177,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
   private readonly inflightPublishes = new Set<Promise<unknown>>();
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectAttempt = 0;
+  private readonly maxMessageBytes: number;
 
   constructor(options: AmqpMessageBusOptions) {
     this.urls = amqpUrls(options?.url);
@@ -180,6 +195,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     this.shutdownGraceMs = options.shutdownGraceMs ?? 30_000;
     this.initialDelayMs = options.reconnect?.initialDelayMs ?? 200;
     this.maxDelayMs = options.reconnect?.maxDelayMs ?? 30_000;
+    this.maxMessageBytes = checkedMaxMessageBytes(options.maxMessageBytes);
   }
 
   start(): Promise<void> {
@@ -243,6 +259,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
             headers: raw.properties.messageId ? { [IN_REPLY_TO_HEADER]: raw.properties.messageId } : {},
           }),
         (error) => this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`, messageFields(message)),
+        this.maxMessageBytes,
       ),
     );
   }
@@ -251,8 +268,9 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     this.ensureUsable();
     checkRpcOptions(options);
     const content = encodeBody(body, 'body');
-    const client = await this.openRpcClient();
     const messageId = options.messageId ?? randomUUID();
+    if (content.length > this.maxMessageBytes) throw new MessageTooLargeError(content.length, this.maxMessageBytes, messageId, 'bus');
+    const client = await this.openRpcClient();
     const correlationId = options.correlationId ?? messageId;
     return new Promise((resolve, reject) => {
       const pending: PendingRequest = { correlationId, ...awaitReply(options, () => client.pending.delete(messageId), resolve, reject) };
@@ -271,7 +289,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
           headers: outgoingHeaders(options.headers),
         });
       } catch (error) {
-        pending.reject(channelFailure(error, client.closeError, `RPC request '${options.pattern}'`));
+        pending.reject(channelFailure(error, client.closeError, `RPC request '${options.pattern}'`, messageId));
       }
     });
   }
@@ -580,6 +598,9 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
     content: Buffer,
     options: amqp.Options.Publish,
   ): Promise<void> {
+    if (content.length > this.maxMessageBytes) {
+      return Promise.reject(new MessageTooLargeError(content.length, this.maxMessageBytes, options.messageId, 'bus'));
+    }
     const work = (async () => {
       const publisher = await this.publisherChannel();
       const key = returnKey(exchange, routingKey, options.messageId);
@@ -591,7 +612,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
             else publisher.returned.set(key, returns - 1);
             if (!error) return reject(new UnroutableMessageError(exchange, routingKey, options.messageId));
           }
-          if (error) return reject(channelFailure(error, publisher.closeError, `publishing to '${exchange}'`));
+          if (error) return reject(channelFailure(error, publisher.closeError, `publishing to '${exchange}'`, options.messageId));
           resolve();
         };
         try {
@@ -599,7 +620,7 @@ export class AmqpMessageBus implements MessageBus, ConsumerHost {
           const mandatory = !NotificationExchanges.includes(exchange);
           publisher.channel.publish(exchange, routingKey, content, { ...options, mandatory }, confirmed);
         } catch (error) {
-          reject(channelFailure(error, publisher.closeError, `publishing to '${exchange}'`));
+          reject(channelFailure(error, publisher.closeError, `publishing to '${exchange}'`, options.messageId));
         }
       });
     })();

@@ -8,14 +8,14 @@ import {
   deadLetterQueueOf,
   type QueueSpec,
 } from '@trellis/contracts';
-import { DeadLetterDrainError, RpcTimeoutError, UnroutableMessageError } from './bus-errors';
+import { DeadLetterDrainError, MessageBusError, MessageTooLargeError, RpcTimeoutError, UnroutableMessageError } from './bus-errors';
 import type { ConsumerHandle, DeadLetter, IncomingMessage, MessageBus, OutgoingMessage } from './bus.port';
 import type { AbortableConsumerHandle } from './consumer-handle';
 
 /**
  * The behaviour both MessageBus adapters must share, written once. `makeBus` must build a bus with
  * `deliveryLimit: CONTRACT_DELIVERY_LIMIT` and `extraQueues: contractTestQueues`; the suite starts
- * and closes it. `beforeEach` lets a broker-backed run empty the (fixed-name) queues between tests.
+ * and closes it; `options.maxMessageBytes`, when given, must reach the bus. `beforeEach` lets a broker-backed run empty the (fixed-name) queues between tests.
  */
 export const CONTRACT_DELIVERY_LIMIT = 3;
 
@@ -42,7 +42,7 @@ const ack = { kind: 'ack' } as const;
 
 export function describeMessageBusContract(
   name: string,
-  makeBus: () => Promise<MessageBus>,
+  makeBus: (options?: { maxMessageBytes?: number }) => Promise<MessageBus>,
   hooks: { beforeEach?: () => Promise<void> } = {},
 ): void {
   describe(`MessageBus contract: ${name}`, () => {
@@ -51,8 +51,8 @@ export function describeMessageBusContract(
     const queue = Queues.engineActions;
     const dlq = deadLetterQueueOf(queue);
 
-    const newBus = async () => {
-      const bus = await makeBus();
+    const newBus = async (options?: { maxMessageBytes?: number }) => {
+      const bus = await makeBus(options);
       buses.push(bus);
       await bus.start();
       return bus;
@@ -128,6 +128,25 @@ export function describeMessageBusContract(
       await expect(bus.publish(actionMessage({ exchange: 'trellis.nope' }))).rejects.toThrow(/exchange 'trellis.nope'/);
       await bus.publish(actionMessage());
       expect(await bus.depth(queue)).toBe(1);
+    });
+
+    it('refuses a message larger than maxMessageBytes without sending it, and keeps publishing', async () => {
+      const bus = await newBus({ maxMessageBytes: 4096 });
+      const big = actionMessage({ body: { pad: 'x'.repeat(5000) } });
+      const refused = await bus.publish(big).then(() => null, (e: unknown) => e);
+      expect(refused).toBeInstanceOf(MessageTooLargeError);
+      expect(refused).toMatchObject({ bytes: 5010, limit: 4096, messageId: big.messageId, refusedBy: 'bus', permanent: true });
+      expect((refused as Error).message).toBe(
+        `message ${big.messageId} is 5,010 bytes (4.9 KiB), larger than the 4,096 bytes (4 KiB) the message broker takes (TRELLIS_MAX_MESSAGE_BYTES)`,
+      );
+      // exactly the limit is taken; so is what comes after the refusal
+      await bus.publish(actionMessage({ body: { pad: 'x'.repeat(4096 - 10) } }));
+      await bus.publish(actionMessage());
+      expect(await bus.depth(queue)).toBe(2);
+      await expect(bus.request({ pad: 'x'.repeat(5000) }, { exchange: Exchanges.rpc, routingKey: RoutingKeys.rpcRequest, pattern: 'ping', timeoutMs: 5000 })).rejects.toThrow(
+        MessageTooLargeError,
+      );
+      await expect(makeBus({ maxMessageBytes: 100 })).rejects.toThrow(MessageBusError);
     });
 
     it('accepts a notification on trellis.events that nobody listens to', async () => {
@@ -453,6 +472,19 @@ export function describeMessageBusContract(
           { prefetch: 1 },
         );
         expect(await bus.request({}, rpc())).toEqual({ error: { code: 500, message: 'boom' } });
+      });
+
+      it('answers a reply larger than maxMessageBytes with a 413 error naming the sizes, not silence', async () => {
+        const bus = await newBus({ maxMessageBytes: 4096 });
+        await bus.serve(Queues.gatewayRpc, async (m) => ({ pad: 'y'.repeat((m.body as { n: number }).n) }), { prefetch: 1 });
+        expect(await bus.request({ n: 100 }, rpc())).toEqual({ pad: 'y'.repeat(100) });
+        expect(await bus.request({ n: 5000 }, rpc())).toEqual({
+          error: {
+            code: 413,
+            type: 'RequestLimitExceeded',
+            message: 'The reply is 5,010 bytes (4.9 KiB), larger than the 4,096 bytes (4 KiB) the message broker takes; ask for less (limit and marker).',
+          },
+        });
       });
 
       it('rejects after the timeout when nobody answers, and at once when unroutable', async () => {

@@ -8,6 +8,8 @@ export interface MessageBusConfig {
   /** AMQP_URL; null selects the in-memory bus (the embedded default) */
   url: string | null;
   deliveryLimit: number;
+  /** the largest encoded message body sent (TRELLIS_MAX_MESSAGE_BYTES; default 16 MiB) */
+  maxMessageBytes?: number;
   /** queues to declare besides the shared topology */
   extraQueues?: QueueSpec[];
   connectionName?: string;
@@ -15,7 +17,7 @@ export interface MessageBusConfig {
 
 /** RabbitMQ when AMQP_URL is set, otherwise the in-process bus with the same semantics. */
 export function createMessageBus(config: MessageBusConfig, logger?: Logger): MessageBus {
-  const common = { deliveryLimit: config.deliveryLimit, logger, extraQueues: config.extraQueues };
+  const common = { deliveryLimit: config.deliveryLimit, maxMessageBytes: config.maxMessageBytes, logger, extraQueues: config.extraQueues };
   return config.url
     ? new AmqpMessageBus({ ...common, url: config.url, connectionName: config.connectionName })
     : new InMemoryMessageBus(common);

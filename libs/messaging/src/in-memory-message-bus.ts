@@ -6,6 +6,8 @@ import {
   MessageBusError,
   UnroutableMessageError,
   errorMessage,
+  MessageTooLargeError,
+  checkedMaxMessageBytes,
 } from './bus-errors';
 import { ExchangeTypes, type ExchangeType, deadLetterQueueFor, resolveQueues, topicMatches } from './bus-topology';
 import type {
@@ -46,6 +48,8 @@ export interface InMemoryMessageBusOptions {
   extraQueues?: QueueSpec[];
   /** how long `cancel()` and `close()` wait for running handlers (default 30 s) */
   shutdownGraceMs?: number;
+  /** the largest encoded body taken, as the AMQP adapter's (TRELLIS_MAX_MESSAGE_BYTES, default 16 MiB) */
+  maxMessageBytes?: number;
 }
 
 /** What the "broker" stores: the encoded body and the AMQP properties, never the caller's objects. */
@@ -102,6 +106,7 @@ export class InMemoryMessageBus implements MessageBus {
   private readonly queues = new Map<string, MemoryQueue>();
   private readonly pendingRequests = new Map<string, PendingReply>();
   private state: 'new' | 'started' | 'closing' | 'closed' = 'new';
+  private readonly maxMessageBytes: number;
 
   constructor(options: InMemoryMessageBusOptions) {
     if (!Number.isInteger(options?.deliveryLimit) || options.deliveryLimit < 1) {
@@ -111,6 +116,7 @@ export class InMemoryMessageBus implements MessageBus {
     this.logger = options.logger ?? createLogger('message-bus');
     this.shutdownGraceMs = options.shutdownGraceMs ?? 30_000;
     this.queueSpecs = resolveQueues(options.extraQueues);
+    this.maxMessageBytes = checkedMaxMessageBytes(options.maxMessageBytes);
   }
 
   async start(): Promise<void> {
@@ -130,6 +136,7 @@ export class InMemoryMessageBus implements MessageBus {
     this.ensureUsable();
     checkOutgoing(message);
     const content = encodeBody(message.body, 'message.body');
+    if (content.length > this.maxMessageBytes) throw new MessageTooLargeError(content.length, this.maxMessageBytes, message.messageId, 'bus');
     const targets = this.route(message.exchange, message.routingKey);
     if (targets.length === 0) {
       // a notification nobody listens to is dropped, as RabbitMQ drops a non-mandatory message
@@ -169,6 +176,7 @@ export class InMemoryMessageBus implements MessageBus {
         stored.replyTo,
         (reply) => this.sendReply(stored.replyTo!, reply),
         (error) => this.logger.error(`RPC handler failed on ${describeMessage(message)}: ${errorMessage(error)}`, messageFields(message)),
+        this.maxMessageBytes,
       ),
     );
   }
@@ -179,6 +187,7 @@ export class InMemoryMessageBus implements MessageBus {
     const content = encodeBody(body, 'body');
     const targets = this.route(options.exchange, options.routingKey);
     const messageId = options.messageId ?? randomUUID();
+    if (content.length > this.maxMessageBytes) throw new MessageTooLargeError(content.length, this.maxMessageBytes, messageId, 'bus');
     if (targets.length === 0) throw new UnroutableMessageError(options.exchange, options.routingKey, messageId);
     const replyTo = `amq.rabbitmq.reply-to.${messageId}`;
     return new Promise((resolve, reject) => {

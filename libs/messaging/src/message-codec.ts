@@ -1,7 +1,7 @@
 import { withLogContext, type LogContext } from '@trellis/common/log-context';
 import { Headers, SCHEMA_VERSION } from '@trellis/contracts';
 import { REASON_CLASSES, messageRetries, messagesConsumed, messagesDeadLettered, type ReasonClass } from '@trellis/observability/metrics';
-import { DeadLetterDrainError, MessageBusError, RpcTimeoutError, errorMessage } from './bus-errors';
+import { DEFAULT_MAX_MESSAGE_BYTES, DeadLetterDrainError, MessageBusError, MessageTooLargeError, RpcTimeoutError, errorMessage, sizeText } from './bus-errors';
 import type { ConsumeOptions, DeadLetterSink, HandlerOutcome, IncomingMessage, MessageHandler, OutgoingMessage, RpcRequestOptions } from './bus.port';
 
 export const JSON_CONTENT_TYPE = 'application/json';
@@ -279,10 +279,22 @@ export async function rpcReplyFor(
   handler: (message: IncomingMessage) => Promise<unknown>,
   message: IncomingMessage,
   onError: (error: unknown) => void,
+  maxBytes = DEFAULT_MAX_MESSAGE_BYTES,
 ): Promise<Buffer> {
   try {
     const reply = await withLogContext(logContextOf(message), () => handler(message));
-    return encodeBody(reply === undefined ? null : reply, 'RPC reply');
+    const encoded = encodeBody(reply === undefined ? null : reply, 'RPC reply');
+    if (encoded.length <= maxBytes) return encoded;
+    // the broker would refuse it (and close the channel): the caller learns why instead of timing out
+    const tooLarge = new MessageTooLargeError(encoded.length, maxBytes, undefined, 'bus');
+    onError(tooLarge);
+    return encodeBody({
+      error: {
+        code: 413,
+        type: 'RequestLimitExceeded',
+        message: `The reply is ${sizeText(encoded.length)}, larger than the ${sizeText(maxBytes)} the message broker takes; ask for less (limit and marker).`,
+      },
+    });
   } catch (error) {
     onError(error);
     return encodeBody({ error: { code: 500, message: errorMessage(error) } });
@@ -300,10 +312,11 @@ export async function answerDelivery(
   replyTo: string | undefined,
   sendReply: (reply: Buffer) => void,
   onError: (error: unknown) => void,
+  maxBytes = DEFAULT_MAX_MESSAGE_BYTES,
 ): Promise<Settlement> {
   let settlement: Settlement;
   if (replyTo) {
-    sendReply(await rpcReplyFor(handler, message, onError));
+    sendReply(await rpcReplyFor(handler, message, onError, maxBytes));
     settlement = { kind: 'ack' };
   } else {
     settlement = { kind: 'dead-letter', reason: 'RPC request without a reply-to address', reasonClass: 'invalid' };

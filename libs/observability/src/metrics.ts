@@ -107,6 +107,8 @@ export interface OutboxFigures {
   pending: number;
   failing: number;
   oldestPendingAgeMs: number | null;
+  /** rows set aside: they can never be published (larger than the broker takes) */
+  setAside: number;
 }
 
 let outboxSource: (() => Promise<OutboxFigures>) | null = null;
@@ -145,6 +147,11 @@ outboxGauge(
   'trellis_outbox_oldest_pending_age_seconds',
   'Age of the oldest outbox row not yet published (0 when none waits)',
   (f) => (f.oldestPendingAgeMs ?? 0) / 1000,
+);
+outboxGauge(
+  'trellis_outbox_set_aside_messages',
+  'Outbox rows set aside because they can never be published (larger than the message broker takes); kept 7 days',
+  (f) => f.setAside,
 );
 
 /** Makes `read` the source of the outbox gauges (the process's database); returns the undo. */

@@ -18,7 +18,7 @@ export { afterCommit } from './after-commit';
 export { hotQuery, usePreparedStatements, usesPreparedStatements } from './prepared';
 export { isDatabaseUnavailable, untilDatabaseAnswers, type Queryable } from './unavailable';
 export { addAllToOutbox, addToOutbox, outboxStats, purgePublishedOutbox, type AddToOutboxOptions, type OutboxStats, type SqlStatement } from './outbox/outbox';
-export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox-relay';
+export { OutboxRelay, onOutboxSetAside, type OutboxRelayOptions, type SetAsideRow } from './outbox/outbox-relay';
 export { markProcessed, markProcessedAndLockAction } from './inbox';
 export {
   pruneOlderThan,

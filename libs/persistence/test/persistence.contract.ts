@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
+import { MessageTooLargeError } from '@trellis/messaging/bus-errors';
 import type { DataSource } from 'typeorm';
 import type { Database } from '../src/database';
 import { ActionEntity, OutboxEntity } from '../src/entities';
@@ -316,6 +317,56 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
         expect(others[0].n).toBe(0);
       });
 
+      /**
+       * A broker that refuses one message for its size (as RabbitMQ over max_message_size, or the bus
+       * before sending it) and takes the rest; counts the tries of each message.
+       */
+      const refusingOneForItsSize = (tooLarge: string) => {
+        const tries = new Map<string, number>();
+        const published: string[] = [];
+        const publish = async (m: OutgoingMessage) => {
+          tries.set(m.messageId, (tries.get(m.messageId) ?? 0) + 1);
+          if (m.messageId === tooLarge) throw new MessageTooLargeError(20_000_000, 16_777_216, m.messageId, 'bus');
+          published.push(m.messageId);
+        };
+        return { tries, published, publish };
+      };
+
+      const expectSetAside = async (messageId: string) => {
+        const row = await ds.manager.findOneByOrFail(OutboxEntity, { message_id: messageId });
+        expect(row.published_at).toBeNull();
+        expect(row.failed_at).toBeInstanceOf(Date);
+        expect(row.claimed_until).toBeNull();
+        expect(row.attempts).toBe(1);
+        expect(row.last_error).toMatch(/is 20,000,000 bytes \(19.1 MiB\), larger than the 16,777,216 bytes \(16 MiB\) the message broker takes/);
+        expect(await outboxStats(ds)).toMatchObject({ pending: 0, failing: 0, setAside: 1, oldestPendingAgeMs: null });
+      };
+
+      it('sets aside a row the broker can never take, once, and publishes the rows after it in order', async () => {
+        const messages = Array.from({ length: 6 }, (_, i) => message({ body: { n: i } }));
+        await inTransaction(ds, async (tx) => {
+          for (const m of messages) await addToOutbox(tx, m);
+        });
+        const tooLarge = messages[2].messageId;
+        const broker = refusingOneForItsSize(tooLarge);
+        relay(broker.publish, { retryBaseMs: 5, retryMaxMs: 20 }).start();
+        await waitFor(async () => broker.published.length === 5);
+        expect(broker.published).toEqual(messages.filter((m) => m.messageId !== tooLarge).map((m) => m.messageId));
+        // many poll intervals later, and another relay besides: nobody tries it again
+        const other = refusingOneForItsSize(tooLarge);
+        relay(other.publish, { retryBaseMs: 5, retryMaxMs: 20 }).start();
+        await new Promise((r) => setTimeout(r, 300));
+        expect(broker.tries.get(tooLarge)).toBe(1);
+        expect(other.tries.size).toBe(0);
+        await expectSetAside(tooLarge);
+        // kept for a look, then deleted by the cleanup after SET_ASIDE_RETENTION_MS
+        expect(await purgePublishedOutbox(ds, 0)).toBe(5);
+        expect(await ds.manager.count(OutboxEntity)).toBe(1);
+        await ds.query(`UPDATE outbox SET failed_at = now() - interval '8 days' WHERE message_id = $1`, [tooLarge]);
+        expect(await purgePublishedOutbox(ds, 0)).toBe(1);
+        expect(await ds.manager.count(OutboxEntity)).toBe(0);
+      });
+
       it('leaves rows claimed by another relay alone until the claim expires', async () => {
         const held = message();
         const free = message();
@@ -390,7 +441,7 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
             await inTransaction(ds, (tx) => addToOutbox(tx, m));
             await waitFor(async () => published.length === 1 && (await outboxStats(ds)).pending === 0);
             expect(published[0]).toEqual({ exchange: m.exchange, routingKey: m.routingKey, messageId: m.messageId, correlationId: 'corr-9', type: 'work.order', headers: { 'x-n': 1 }, body: { nested: { list: [1, 'two'] } } });
-            const relayStatements = spy.seen.filter((q) => !q.startsWith('SELECT count(*)::int AS pending') && !q.startsWith('DELETE FROM outbox'));
+            const relayStatements = spy.seen.filter((q) => !q.startsWith('SELECT (count(*) FILTER (WHERE failed_at IS NULL))::int AS pending') && !q.startsWith('DELETE FROM outbox'));
             // the mark, and the poll at start-up (before or after the hand-over; it finds nothing, the
             // row is leased to the hand-over)
             const claims = relayStatements.filter((q) => /^UPDATE outbox SET claimed_until = clock_timestamp\(\) \+ make_interval/.test(q));
@@ -517,6 +568,26 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
           expect(published).toEqual(messages.map((m) => m.messageId));
           const row = await ds.manager.findOneByOrFail(OutboxEntity, { message_id: flaky });
           expect(row).toMatchObject({ attempts: 2, last_error: 'broker said no' });
+        });
+
+        it('sets aside a handed-over row the broker can never take and publishes the rows after it at once, in order', async () => {
+          const messages = Array.from({ length: 6 }, (_, i) => message({ body: { n: i } }));
+          const tooLarge = messages[2].messageId;
+          const broker = refusingOneForItsSize(tooLarge);
+          // no polling: the rows after it go with the hand-over, not after a pause and a poll
+          relay(broker.publish, { pollIntervalMs: 600_000, retryBaseMs: 60_000, retryMaxMs: 60_000 }).start();
+          await inTransaction(ds, async (tx) => {
+            for (const m of messages) await addToOutbox(tx, m);
+          });
+          await waitFor(async () => broker.published.length === 5 && (await outboxStats(ds)).pending === 0);
+          expect(broker.published).toEqual(messages.filter((m) => m.messageId !== tooLarge).map((m) => m.messageId));
+          // and what is written next goes at once too: nothing waits behind it
+          const next = message();
+          await inTransaction(ds, (tx) => addToOutbox(tx, next));
+          await waitFor(async () => broker.published.length === 6 && (await outboxStats(ds)).pending === 0);
+          expect(broker.published[5]).toBe(next.messageId);
+          expect(broker.tries.get(tooLarge)).toBe(1);
+          await expectSetAside(tooLarge);
         });
 
         it('publishes nothing behind a failed row whose lease outlasts the pause, and retries it soon after', async () => {
@@ -698,7 +769,7 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
       });
 
       it('reports what is pending, what failed and how old the oldest is', async () => {
-        expect(await outboxStats(ds)).toEqual({ pending: 0, failing: 0, oldestPendingAgeMs: null });
+        expect(await outboxStats(ds)).toEqual({ pending: 0, failing: 0, oldestPendingAgeMs: null, setAside: 0 });
         const [a, b, c] = [message(), message(), message()];
         await inTransaction(ds, async (tx) => {
           for (const m of [a, b, c]) await addToOutbox(tx, m);

@@ -25,7 +25,7 @@ export async function openInfrastructure(config: TrellisConfig, logger: Logger, 
   const database = await openDatabase(config.database, logger.child({ component: 'database' }), { pgliteTemplateDir: options.pgliteTemplateDir });
   let bus: MessageBus;
   try {
-    bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit }, logger.child({ component: 'bus' }));
+    bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit, maxMessageBytes: config.amqp.maxMessageBytes }, logger.child({ component: 'bus' }));
     await bus.start();
   } catch (e) {
     await database.close();

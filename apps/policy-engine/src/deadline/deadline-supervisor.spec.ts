@@ -5,7 +5,7 @@ import type { Evaluator } from '@trellis/decisions';
 import { ActionEntity, ClusterEntity, NodeEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { ApplyWorkResultUseCase } from '../results/apply-work-result.usecase';
-import { DeadlineSupervisor } from './deadline-supervisor';
+import { DeadlineSupervisor, unsentReason } from './deadline-supervisor';
 
 describe('DeadlineSupervisor: every action ends', () => {
   let db: Database;
@@ -70,6 +70,51 @@ describe('DeadlineSupervisor: every action ends', () => {
       [overdue.actionId],
     );
     expect(finished.payload.status).toBe('FAILED');
+  });
+
+  it('fails at once a RUNNING action whose work order the outbox relay set aside, with the reason; not one whose order waits or was sent', async () => {
+    const unsent = await runningScaleOut(600, 1);
+    const waiting = await runningScaleOut(600, 1);
+    const sent = await runningScaleOut(600, 1);
+    const tooLarge = 'message 8c9e1e1c-0000-4000-8000-000000000001 is 49,153,024 bytes (46.9 MiB), larger than the 16,777,216 bytes (16 MiB) the message broker takes (TRELLIS_MAX_MESSAGE_BYTES)';
+    const order = async (actionId: string, version: number, state: 'set aside' | 'pending' | 'published') =>
+      db.dataSource.query(
+        `INSERT INTO outbox (exchange, routing_key, message_id, type, payload, created_at, attempts, last_error, failed_at, published_at)
+         VALUES ('trellis.work', 'work.order', $1, 'work.order', $2, now(), $3, $4, $5, $6)`,
+        [
+          randomUUID(),
+          { action_id: actionId, schema_version: version },
+          state === 'set aside' ? 1 : 0,
+          state === 'set aside' ? tooLarge : null,
+          state === 'set aside' ? new Date() : null,
+          state === 'published' ? new Date() : null,
+        ],
+      );
+    await order(unsent.actionId, 1, 'set aside');
+    // a resend of the same order, set aside too: the action fails once
+    await order(unsent.actionId, 1, 'set aside');
+    await order(waiting.actionId, 2, 'pending');
+    await order(sent.actionId, 2, 'published');
+    const supervisor = new DeadlineSupervisor(db.dataSource, silentLogger, { intervalSeconds: 1 });
+
+    const failed = await supervisor.failOverdue();
+
+    expect(failed).toEqual([unsent.actionId]);
+    const reason =
+      `CLUSTER_SCALE_OUT failed: its work order could not be sent to a nova-worker: ${tooLarge}. It was written in schema_version 1 for a nova-worker ` +
+      'of an older release, which repeats the profile on every server; once every nova-worker is upgraded, orders carry the profile once.';
+    expect(await action(unsent.actionId)).toMatchObject({ status: 'FAILED', status_reason: reason, lease_owner: null });
+    expect(await db.dataSource.getRepository(NodeEntity).findOneBy({ id: unsent.nodeId })).toMatchObject({ status: 'ERROR', status_reason: reason });
+    expect((await db.dataSource.getRepository(ClusterEntity).findOneByOrFail({ id: unsent.clusterId })).status).not.toBe('RESIZING');
+    expect((await action(waiting.actionId)).status).toBe('RUNNING');
+    expect((await action(sent.actionId)).status).toBe('RUNNING');
+    // the next round finds nothing more: the set-aside rows stay for a look, their action has ended
+    expect(await supervisor.failOverdue()).toEqual([]);
+  });
+
+  it('says only the relay\'s reason for an order written in the current schema_version', () => {
+    expect(unsentReason('message m is too big', '2')).toEqual({ reason: 'its work order could not be sent to a nova-worker: message m is too big.' });
+    expect(unsentReason(null, null)).toEqual({ reason: 'its work order could not be sent to a nova-worker: the message broker refused it.' });
   });
 
   it('fails the node an overdue update left UPDATING', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WorkResultMessage } from '@trellis/contracts';
+import { Exchanges, RoutingKeys, WORK_ORDER_SCHEMA_VERSION, type WorkResultMessage } from '@trellis/contracts';
 import { FailureStreak, errorMessage, type Logger } from '@trellis/common';
 import { ActionEntity, EventEntity, inTransaction, row } from '@trellis/persistence';
 import type { EnginePlan } from '@trellis/decisions';
@@ -27,12 +27,18 @@ const NOTHING_PLANNED: EnginePlan = {
  * (finishAction), so the next action on the cluster is accepted. A result that arrives later is
  * recorded as an event and not applied (recordLateResult).
  *
+ * A RUNNING action whose work order can never reach a nova-worker (the outbox relay set it aside: it
+ * is larger than the message broker takes) is failed at once with that reason instead of waiting
+ * for its timeout; its nodes and cluster are treated as above.
+ *
  * Rows are claimed with FOR UPDATE SKIP LOCKED: several engines share the work, and none waits for
  * an action whose result is being applied right now (that transaction holds its lock and ends it).
  */
 export class DeadlineSupervisor {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<string[]> | null = null;
+  /** kick() during a round: another round once it ends */
+  private again = false;
   /** rounds failed in a row (the database away): the first logged, then a line every 30 s, and the recovery */
   private readonly roundFailures: FailureStreak;
 
@@ -47,7 +53,7 @@ export class DeadlineSupervisor {
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      if (!this.round) this.round = this.failOverdue().finally(() => (this.round = null));
+      if (!this.round) this.kick();
     }, this.options.intervalSeconds * 1000);
     this.timer.unref();
   }
@@ -55,7 +61,27 @@ export class DeadlineSupervisor {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.again = false;
     await this.round;
+  }
+
+  /**
+   * A round now rather than at the next interval (this process's outbox relay set a work order aside);
+   * one during a round runs right after it. Does nothing once stopped.
+   */
+  kick(): void {
+    if (!this.timer) return;
+    if (this.round) {
+      this.again = true;
+      return;
+    }
+    this.round = this.failOverdue().finally(() => {
+      this.round = null;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
   }
 
   /** One round: fails the overdue actions; returns their ids. */
@@ -70,7 +96,22 @@ export class DeadlineSupervisor {
             FOR UPDATE SKIP LOCKED`,
           [this.options.batchSize ?? 50],
         );
-        for (const { id } of overdue) await this.failOne(m, id);
+        for (const { id } of overdue) await this.failOne(m, id, 'overdue');
+        // RUNNING actions whose work order the outbox relay set aside: it will never be delivered
+        const unsent: Array<{ id: string; last_error: string | null; version: string | null }> = await m.query(
+          `SELECT a.id, o.last_error, o.payload->>'schema_version' AS version
+             FROM outbox o JOIN actions a ON a.id = (o.payload->>'action_id')::uuid
+            WHERE o.failed_at IS NOT NULL AND o.exchange = $2 AND o.routing_key = $3 AND a.status = 'RUNNING'
+            ORDER BY o.id LIMIT $1
+            FOR UPDATE OF a SKIP LOCKED`,
+          [this.options.batchSize ?? 50, Exchanges.work, RoutingKeys.workOrder],
+        );
+        const unsentIds = new Set<string>();
+        for (const u of unsent) {
+          if (unsentIds.has(u.id)) continue; // two orders of one action set aside (a resend)
+          unsentIds.add(u.id);
+          await this.failOne(m, u.id, unsentReason(u.last_error, u.version));
+        }
         // READY actions the engine never took up: past their timeout (counted from their creation),
         // or whose node or cluster is gone (deleted by an action that skips the conflict checks)
         const stranded: Array<{ id: string; gone: boolean }> = await m.query(
@@ -87,11 +128,11 @@ export class DeadlineSupervisor {
             FOR UPDATE OF a SKIP LOCKED`,
           [this.options.batchSize ?? 50],
         );
-        for (const { id, gone } of stranded) await this.failOne(m, id, gone);
-        return [...overdue, ...stranded].map((o) => o.id);
+        for (const { id, gone } of stranded) await this.failOne(m, id, gone ? 'gone' : 'overdue');
+        return [...overdue.map((o) => o.id), ...unsentIds, ...stranded.map((o) => o.id)];
       });
       this.roundFailures.succeeded();
-      if (failed.length) this.logger.warn('actions failed: they ran past their timeout', { actions: failed });
+      if (failed.length) this.logger.warn('actions failed: past their timeout, their target gone, or their work order unsendable', { actions: failed });
       return failed;
     } catch (e) {
       this.roundFailures.failed(errorMessage(e));
@@ -99,13 +140,17 @@ export class DeadlineSupervisor {
     }
   }
 
-  private async failOne(m: EntityManager, id: string, targetGone = false): Promise<void> {
+  /** Fails the action: 'overdue' (its timeout passed), 'gone' (its target is), or with the reason given. */
+  private async failOne(m: EntityManager, id: string, why: 'overdue' | 'gone' | { reason: string }): Promise<void> {
     const action = await m.getRepository(ActionEntity).findOneByOrFail({ id });
     const now = new Date();
     const kind = action.action.startsWith('NODE_') ? 'node' : 'cluster';
-    const reason = targetGone
-      ? `The ${kind} '${action.target}' could not be found.`
-      : `${action.action} timed out after ${action.timeout} s.`;
+    const reason =
+      why === 'gone'
+        ? `The ${kind} '${action.target}' could not be found.`
+        : why === 'overdue'
+          ? `${action.action} timed out after ${action.timeout} s.`
+          : `${action.action} failed: ${why.reason}`;
     await m.query(
       `UPDATE nodes SET status = 'ERROR', status_reason = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
         WHERE action_id = $1 AND status IN ('INIT', 'CREATING', 'DELETING', 'UPDATING')`,
@@ -114,6 +159,23 @@ export class DeadlineSupervisor {
     const decided: Array<{ plan: EnginePlan }> = await m.query('SELECT plan FROM decisions WHERE action_id = $1', [id]);
     await finishAction(m, action, { status: 'FAILED', reason, plan: decided[0]?.plan ?? NOTHING_PLANNED, now });
   }
+}
+
+/**
+ * Why an action whose work order was set aside failed: the relay's reason (the order's size and the
+ * broker's limit), and for an order written in an older schema_version (for nova-workers of the
+ * release before, which take only that) what lets the next one fit.
+ */
+export function unsentReason(lastError: string | null, version: string | null): { reason: string } {
+  const older = version !== null && Number(version) < WORK_ORDER_SCHEMA_VERSION;
+  return {
+    reason:
+      `its work order could not be sent to a nova-worker: ${lastError ?? 'the message broker refused it'}.` +
+      (older
+        ? ` It was written in schema_version ${version} for a nova-worker of an older release, which repeats the profile on every server;` +
+          ' once every nova-worker is upgraded, orders carry the profile once.'
+        : ''),
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { jsonb, tstz, type JsonObject } from './columns';
  */
 @Entity('outbox')
 @Index(['published_at', 'id'])
+@Index('IDX_outbox_set_aside', { synchronize: false })
 export class OutboxEntity {
   /** bigint: pg returns it as a string */
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id: string;
@@ -28,4 +29,9 @@ export class OutboxEntity {
    * publish it at once, and a crashed relay's claim runs out), or the retry time after a failure.
    */
   @Column({ ...tstz, nullable: true }) claimed_until: Date | null;
+  /**
+   * Set aside: the row can never be published (its message is larger than the broker takes), so no
+   * relay claims or retries it; `last_error` says why (migration OutboxSetAside1795990000000).
+   */
+  @Column({ ...tstz, nullable: true }) failed_at: Date | null;
 }

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { hotQuery } from '../prepared';
 import { FailureStreak, createLogger, errorMessage, type Logger } from '@trellis/common';
 import type { OutgoingMessage } from '@trellis/messaging/bus.port';
+import { isPermanentPublishError } from '@trellis/messaging/bus-errors';
 import { requirePositiveInt, requirePositiveNumber } from '../guards';
 import { purgePublishedOutbox, toOutgoingMessage, type OutboxRow } from './outbox';
 import { registerHandoff, type HandoffTarget } from './handoff';
@@ -45,6 +46,29 @@ export interface OutboxRelayOptions {
 
 const COLUMNS = 'id, exchange, routing_key, message_id, type, correlation_id, payload, headers, attempts';
 
+/** A row a relay set aside, as its listeners hear of it. */
+export interface SetAsideRow {
+  outboxId: string;
+  messageId: string;
+  exchange: string;
+  routingKey: string;
+  reason: string;
+}
+
+const setAsideListeners = new WeakMap<DataSource, Set<(rows: SetAsideRow[]) => void>>();
+
+/**
+ * Tells `listener` of the rows the relays of this process set aside on `dataSource`, once each is
+ * recorded (the policy-engine then fails the action of a work order at once rather than at its
+ * next look). Rows another process's relay sets aside are not heard of here. Returns the undo.
+ */
+export function onOutboxSetAside(dataSource: DataSource, listener: (rows: SetAsideRow[]) => void): () => void {
+  let listeners = setAsideListeners.get(dataSource);
+  if (!listeners) setAsideListeners.set(dataSource, (listeners = new Set()));
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /**
  * Publishes outbox rows on the bus, in two ways. Rows written in this process (`addToOutbox` on the
  * relay's data source) are handed over when their transaction commits (./handoff.ts) and published
@@ -61,6 +85,10 @@ const COLUMNS = 'id, exchange, routing_key, message_id, type, correlation_id, pa
  * of the failed one within the batch); the failed row records attempts and last_error and waits with
  * exponential backoff, and the relay pauses as long before its next round. Rows published longer
  * than `retentionMs` ago are deleted on `cleanupIntervalMs`.
+ *
+ * A row that can never be published (the broker refuses its size: `isPermanentPublishError`) is set
+ * aside instead (`failed_at`, `last_error`): logged as an error, never claimed or retried again, and
+ * no row waits behind it; the engine's deadline supervisor fails the action whose work order it was.
  *
  * Order behind a failed row (docs/RELIABILITY.md §3): this relay publishes no row with a higher id
  * than a row whose publish it saw fail before that row is published (by it or any relay). Rows
@@ -259,15 +287,18 @@ export class OutboxRelay {
       return false;
     }
     const batch = this.handed.splice(0, this.batchSize);
-    const { published, failed } = await this.publishInOrder(batch, () => false);
+    const { published, setAside, failed } = await this.publishInOrder(batch, () => false);
     if (published.length > 0) {
       if (this.toMark.length === 0) this.markDueAt = Date.now() + this.markDelayMs;
       for (const id of published) this.toMark.push(id);
     }
     if (failed) {
       // the rows after it go back first, so that they are released whatever fails below
-      this.handed = batch.slice(published.length + 1).concat(this.handed);
+      this.handed = batch.slice(batch.indexOf(failed.row) + 1).concat(this.handed);
       await this.recordFailure(failed.row, failed.error);
+    }
+    if (setAside.length > 0) await this.setAside(setAside);
+    if (failed) {
       await this.markPublished();
       await this.releaseHanded();
     }
@@ -303,23 +334,64 @@ export class OutboxRelay {
 
   /**
    * Publishes `rows` one after the other until one fails or `stop()` says so; returns the ids
-   * published and the failure, if any (the rows after it are not tried).
+   * published, the rows the broker can never take (passed over, to be set aside) and the failure,
+   * if any (the rows after it are not tried).
    */
-  private async publishInOrder(
-    rows: OutboxRow[],
-    stop: () => boolean,
-  ): Promise<{ published: string[]; failed: { row: OutboxRow; error: unknown } | null }> {
+  private async publishInOrder(rows: OutboxRow[], stop: () => boolean): Promise<Publishing> {
     const published: string[] = [];
+    const setAside: Array<{ row: OutboxRow; error: unknown }> = [];
     for (const row of rows) {
       if (stop()) break;
       try {
         await this.publish(toOutgoingMessage(row));
         published.push(row.id);
       } catch (error) {
-        return { published, failed: { row, error } };
+        // trying it again cannot help: the rows after it go on
+        if (isPermanentPublishError(error)) setAside.push({ row, error });
+        else return { published, setAside, failed: { row, error } };
       }
     }
-    return { published, failed: null };
+    return { published, setAside, failed: null };
+  }
+
+  /**
+   * Sets aside rows that can never be published: not claimed, retried or counted as pending again.
+   * Should the UPDATE fail, they keep their lease and are tried (and set aside) once it ends.
+   */
+  private async setAside(rows: Publishing['setAside']): Promise<void> {
+    const recorded: SetAsideRow[] = [];
+    try {
+      for (const { row, error } of rows) recorded.push(await this.setAsideOne(row, error));
+    } finally {
+      if (recorded.length > 0) {
+        for (const listener of setAsideListeners.get(this.dataSource) ?? []) {
+          try {
+            listener(recorded);
+          } catch (e) {
+            this.logger.warn('a listener of set-aside outbox rows failed', { error: errorMessage(e) });
+          }
+        }
+      }
+    }
+  }
+
+  private async setAsideOne(row: OutboxRow, error: unknown): Promise<SetAsideRow> {
+    const message = errorMessage(error).slice(0, 2000);
+    await this.dataSource.query(
+      `UPDATE outbox SET failed_at = clock_timestamp(), last_error = $2, attempts = attempts + 1, claimed_until = NULL
+        WHERE id = $1 AND published_at IS NULL`,
+      [row.id, message],
+    );
+    this.logger.error('outbox message can never be published; set aside', {
+      outbox_id: row.id,
+      message_id: row.message_id,
+      type: row.type,
+      exchange: row.exchange,
+      routing_key: row.routing_key,
+      correlation_id: row.correlation_id,
+      error: message,
+    });
+    return { outboxId: row.id, messageId: row.message_id, exchange: row.exchange, routingKey: row.routing_key, reason: message };
   }
 
   /** Marks the handed-over rows published so far, with one statement. */
@@ -363,7 +435,8 @@ export class OutboxRelay {
     const result: unknown = await this.dataSource.query(
       `UPDATE outbox SET claimed_until = clock_timestamp() + make_interval(secs => $1)
         WHERE id IN (SELECT id FROM outbox
-                      WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until <= clock_timestamp())
+                      WHERE published_at IS NULL AND failed_at IS NULL
+                        AND (claimed_until IS NULL OR claimed_until <= clock_timestamp())
                       ORDER BY id LIMIT $2
                       FOR UPDATE SKIP LOCKED)
         RETURNING ${COLUMNS}`,
@@ -378,12 +451,16 @@ export class OutboxRelay {
     }
 
     // stop well before the lease runs out, so no other relay can be publishing the same row
-    const { published, failed } = await this.publishInOrder(ready, () => Date.now() - claimedAt > this.claimMs * 0.8);
+    const { published, setAside, failed } = await this.publishInOrder(ready, () => Date.now() - claimedAt > this.claimMs * 0.8);
 
     if (published.length > 0) {
       await this.setPublished(published);
     }
     const done = new Set(published);
+    if (setAside.length > 0) {
+      await this.setAside(setAside);
+      for (const { row } of setAside) done.add(row.id);
+    }
     if (failed) {
       done.add(failed.row.id);
       await this.recordFailure(failed.row, failed.error);
@@ -416,7 +493,7 @@ export class OutboxRelay {
       this.retryId = null;
       return claimed;
     }
-    const rows: unknown = await this.dataSource.query(`SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NULL`, [retryId.toString()]);
+    const rows: unknown = await this.dataSource.query(`SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NULL AND failed_at IS NULL`, [retryId.toString()]);
     if (!Array.isArray(rows) || rows.length === 0) {
       this.retryId = null;
       return claimed;
@@ -460,6 +537,15 @@ export class OutboxRelay {
     const deleted = await purgePublishedOutbox(this.dataSource, this.retentionMs);
     if (deleted > 0) this.logger.debug('published outbox rows deleted', { deleted });
   }
+}
+
+interface Publishing {
+  /** ids of the rows published, in order */
+  published: string[];
+  /** rows that can never be published, with why */
+  setAside: Array<{ row: OutboxRow; error: unknown }>;
+  /** the row whose publish failed for now (the broker away): the rows after it were not tried */
+  failed: { row: OutboxRow; error: unknown } | null;
 }
 
 function byId(a: OutboxRow, b: OutboxRow): number {

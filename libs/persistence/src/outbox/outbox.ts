@@ -17,7 +17,12 @@ export interface OutboxStats {
   failing: number;
   /** age of the oldest pending row, null when nothing is pending */
   oldestPendingAgeMs: number | null;
+  /** rows set aside because they can never be published (not pending: nothing retries them) */
+  setAside: number;
 }
+
+/** How long rows set aside are kept for a look (`last_error`) before the relay's cleanup deletes them. */
+export const SET_ASIDE_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * Writes `message` to the outbox in the caller's transaction, so it is published if and only if that
@@ -170,23 +175,27 @@ export function toOutgoingMessage(row: OutboxRow): OutgoingMessage {
 }
 
 export async function outboxStats(db: DataSource | EntityManager): Promise<OutboxStats> {
+  // rows set aside are never published either: one read of the unpublished rows counts both
   const [row] = (await db.query(
-    `SELECT count(*)::int AS pending,
-            (count(*) FILTER (WHERE attempts > 0))::int AS failing,
-            (extract(epoch FROM now() - min(created_at)) * 1000)::float8 AS oldest
+    `SELECT (count(*) FILTER (WHERE failed_at IS NULL))::int AS pending,
+            (count(*) FILTER (WHERE failed_at IS NULL AND attempts > 0))::int AS failing,
+            (count(*) FILTER (WHERE failed_at IS NOT NULL))::int AS set_aside,
+            (extract(epoch FROM now() - min(created_at) FILTER (WHERE failed_at IS NULL)) * 1000)::float8 AS oldest
        FROM outbox
       WHERE published_at IS NULL`,
-  )) as { pending: number; failing: number; oldest: number | null }[];
+  )) as { pending: number; failing: number; set_aside: number; oldest: number | null }[];
   return {
     pending: row.pending,
     failing: row.failing,
     oldestPendingAgeMs: row.oldest === null ? null : Math.max(0, Math.round(row.oldest)),
+    setAside: row.set_aside,
   };
 }
 
 /**
- * Deletes rows published more than `retentionMs` ago, `batchSize` rows per statement so no statement
- * holds many locks, and returns how many it deleted.
+ * Deletes rows published more than `retentionMs` ago, and rows set aside more than
+ * SET_ASIDE_RETENTION_MS ago, `batchSize` rows per statement so no statement holds many locks, and
+ * returns how many it deleted.
  */
 export async function purgePublishedOutbox(
   db: DataSource | EntityManager,
@@ -205,6 +214,17 @@ export async function purgePublishedOutbox(
                         WHERE published_at < now() - make_interval(secs => $1)
                         ORDER BY id LIMIT $2)`,
         [retentionMs / 1000, batchSize],
+      ),
+    );
+    total += deleted;
+    if (deleted < batchSize) break;
+  }
+  for (;;) {
+    const deleted = changedCount(
+      await db.query(
+        `DELETE FROM outbox
+          WHERE id IN (SELECT id FROM outbox WHERE failed_at < now() - make_interval(secs => $1) ORDER BY id LIMIT $2)`,
+        [SET_ASIDE_RETENTION_MS / 1000, batchSize],
       ),
     );
     total += deleted;

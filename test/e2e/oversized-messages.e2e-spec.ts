@@ -1,0 +1,15 @@
+import { oversizedWorkOrder } from '../support/oversized.scenario';
+import { startTestTrellis, type TestTrellis } from '../support/trellis';
+
+/** docs/RELIABILITY.md §16; the same scenario runs on RabbitMQ + PostgreSQL in test/integration. */
+describe('a message larger than the broker takes (embedded default, TRELLIS_MAX_MESSAGE_BYTES=65536)', () => {
+  let t: TestTrellis;
+
+  beforeAll(async () => {
+    t = await startTestTrellis({ env: { TRELLIS_MAX_MESSAGE_BYTES: '65536', TRELLIS_RESUME_INTERVAL_SECONDS: '3600' } });
+  });
+  afterAll(() => t?.close());
+
+  it('fails the action whose work order is too large at once, with the reason, and the next action of the engine goes through', () =>
+    oversizedWorkOrder(t.trellis));
+});
