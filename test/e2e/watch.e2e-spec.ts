@@ -65,9 +65,11 @@ describe('trellis watch (embedded default)', () => {
     try {
       await until(() => out.includes('RUNNING CLUSTER_SCALE_OUT: 0/3 ACTIVE, 0 ERROR\n'), watching);
     } finally {
-      // the builds end either way, so that a failure here leaves no action holding the cluster for the next test
-      expect((await sim('/clock', { advance_ms: 600_000 })).status).toBe(200);
+      // the builds end either way, so that a failure here leaves no action holding the cluster for the
+      // next test; the delay back first: a server the worker creates between the two calls would
+      // otherwise be built with the 600 s delay after the clock moved, and hold the action for 600 s
       await sim('/config', { build_delay_ms: 50 });
+      expect((await sim('/clock', { advance_ms: 600_000 })).status).toBe(200);
     }
     expect(await watching).toBe(0);
     const lines = out.trimEnd().split('\n');

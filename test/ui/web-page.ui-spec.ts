@@ -114,8 +114,9 @@ describe('the web page in a real browser (embedded default)', () => {
     expect(await running.locator('progress').evaluate((p: HTMLProgressElement) => [p.value, p.max])).toEqual([0, 3]);
     expect(await text('#running')).toMatch(/scale out RUNNING/);
     await screenshot(page, '04-running');
-    await sim('/clock', { advance_ms: 600_000 });
+    // the delay back first: a server created between the two calls would otherwise take 600 s more
     await sim('/config', { build_delay_ms: 50 });
+    await sim('/clock', { advance_ms: 600_000 });
     await page.locator('#running', { hasText: 'No action is running on this cluster.' }).waitFor();
   });
 
