@@ -125,12 +125,14 @@ async function timeline(db: Client, actionId: string, submitted: number, accepte
 async function run(ctx: BenchContext): Promise<BenchResult> {
   const p = intParams('scale-out', ctx.params, ctx.quick ? QUICK : FULL, {
     build_delay_ms: { min: 0, max: 600_000 },
-    hosts_per_zone: { min: 1, max: 1000 },
+    hosts_per_zone: { min: 1, max: 5000 },
     user_data_kb: { min: 0, max: 47 },
   });
   const loadBefore = loadavg();
   ctx.progress.start(`starting the services (simulator: 2 zones × ${p.hosts_per_zone} hosts, build delay ${p.build_delay_ms} ms)`, 1);
-  const stack = await startStack({ root: ctx.root, buildDelayMs: p.build_delay_ms, zones: 2, hostsPerZone: p.hosts_per_zone, instancesPerHost: 100 });
+  // a cluster of more than Senlin's 1000 nodes needs the deployment's limit raised (TRELLIS_MAX_NODES_PER_CLUSTER)
+  const env = p.nodes > 1000 ? { TRELLIS_MAX_NODES_PER_CLUSTER: String(p.nodes) } : undefined;
+  const stack = await startStack({ root: ctx.root, buildDelayMs: p.build_delay_ms, zones: 2, hostsPerZone: p.hosts_per_zone, instancesPerHost: 100, env });
   ctx.progress.end();
   let events: FinishedListener | null = null;
   const db = new Client({ connectionString: stack.db.url });

@@ -77,7 +77,7 @@ export class EngineRunner implements OnApplicationBootstrap, OnApplicationShutdo
 @Module({})
 export class EngineModule {
   static forRoot(deps: EngineDeps): DynamicModule {
-    const evaluator = timedEvaluator(createEvaluator(deps.registry));
+    const evaluator = timedEvaluator(createEvaluator(deps.registry, { maxNodesPerCluster: deps.config.limits.maxNodesPerCluster }));
     const log = deps.logger;
     const workOrderVersions = new WorkOrderVersions(deps.dataSource, log.child({ component: 'work-order-versions' }));
     const drift = new DriftCoordinator(evaluator, log.child({ component: 'drift' }), {

@@ -128,6 +128,14 @@ export interface TrellisConfig {
     rpcRequestsPerSecond: number;
     /** TRELLIS_RPC_REQUEST_BURST: RPC requests a project may send at once before the RPC rate applies */
     rpcRequestBurst: number;
+    /**
+     * TRELLIS_MAX_NODES_PER_CLUSTER: Senlin's `max_nodes_per_cluster` (default 1000), the most nodes a
+     * cluster may have: the gateway's bounds on sizes and counts, and the engine's decisions (a
+     * cluster's max_size -1 means this many), which record it in their input when it is not 1000
+     */
+    maxNodesPerCluster: number;
+    /** TRELLIS_MAX_CLUSTERS_PER_PROJECT: Senlin's `max_clusters_per_project` (default 100) */
+    maxClustersPerProject: number;
   };
   /** who may do what through the API (docs/SECURITY.md) */
   rbac: {
@@ -185,6 +193,8 @@ function limits(env: Env): TrellisConfig['limits'] {
     maxRpcWebhookActionsPerProject: int(env, 'TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT', 200, 0, 1_000_000),
     rpcRequestsPerSecond,
     rpcRequestBurst,
+    maxNodesPerCluster: int(env, 'TRELLIS_MAX_NODES_PER_CLUSTER', 1000, 1, 1_000_000),
+    maxClustersPerProject: int(env, 'TRELLIS_MAX_CLUSTERS_PER_PROJECT', 100, 1, 1_000_000),
   };
 }
 

@@ -1,4 +1,4 @@
-import { PolicyRegistry } from '@trellis/policies';
+import { PolicyRegistry, evaluate } from '@trellis/policies';
 import type { ActionEntity } from '@trellis/persistence';
 import { createEvaluator, decideAction, type IdSource } from './decide-action';
 import { needsNova } from './engine-plan';
@@ -73,6 +73,35 @@ describe('decideAction', () => {
     expect(d.failure).toBeNull();
     expect(d.plan.create_nodes).toHaveLength(3);
     expect(d.plan.success_reason).toBe('Cluster creation succeeded.');
+  });
+
+  it("decides under the deployment's max_nodes_per_cluster, records it in the input when it is not Senlin's 1000, and the input decides the same again", () => {
+    const nodes = [node('n1', 'az1', '2026-11-01T00:00:00.000Z'), node('n2', 'az2', '2026-11-02T00:00:00.000Z')];
+    const scaleOut = (count: number) => action('CLUSTER_SCALE_OUT', { count });
+    const at = (count: number) => snapshot({ nodes, action: { id: 'a1', action: 'CLUSTER_SCALE_OUT', target: 'c1', inputs: { count }, data: {} } });
+    // max_size -1 stands for max_nodes_per_cluster: 3 nodes may be a cluster's most under a limit of 3
+    const three = createEvaluator(registry, { maxNodesPerCluster: 3 });
+    const refused = decideAction(scaleOut(2), at(2), three, ids());
+    expect(refused.failure).toBe('The target capacity (4) is greater than the maximum number of nodes allowed per cluster (3).');
+    expect(refused.plan.create_nodes).toHaveLength(0);
+    expect(refused.input.max_nodes_per_cluster).toBe(3);
+    const allowed = decideAction(scaleOut(1), at(1), three, ids());
+    expect(allowed.failure).toBeNull();
+    expect(allowed.plan.create_nodes).toHaveLength(1);
+    // the stored input, evaluated again with nothing else said, decides the same
+    for (const d of [refused, allowed]) {
+      const again = evaluate(JSON.parse(JSON.stringify(d.input)), { registry, newId: (k) => `${k}-x` });
+      expect({ status: again.status, reason: again.reason, plan: again.plan }).toEqual({
+        status: d.output.status,
+        reason: d.output.reason,
+        plan: d.output.plan,
+      });
+    }
+    // Senlin's default is not written: inputs as they always were
+    const usual = decideAction(scaleOut(2), at(2), evaluator, ids());
+    expect(usual.failure).toBeNull();
+    expect('max_nodes_per_cluster' in usual.input).toBe(false);
+    expect(createEvaluator(registry, { maxNodesPerCluster: 1000 }).maxNodesPerCluster).toBe(1000);
   });
 
   it('scale-out without policies creates the requested count', () => {
@@ -233,7 +262,7 @@ describe('a standalone node (no cluster, no policy chain)', () => {
     cluster: null,
     node: { id: 'n-1', name: 'lonely', status: physical ? 'ACTIVE' : 'INIT', physical_id: physical, cluster_id: null },
   });
-  const refusing = { evaluate: () => { throw new Error('cluster: must be an object'); }, priorityOf: () => 0, ...driftTypesOf(new PolicyRegistry()) };
+  const refusing = { evaluate: () => { throw new Error('cluster: must be an object'); }, priorityOf: () => 0, maxNodesPerCluster: 1000, ...driftTypesOf(new PolicyRegistry()) };
 
   it('creates the server of the node the API made, without evaluating any policy', () => {
     const d = decideAction(standalone('NODE_CREATE'), lonely(null), refusing, ids());

@@ -1,5 +1,5 @@
 import type { ActionEntity } from '@trellis/persistence';
-import { evaluate, type PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
+import { DEFAULT_MAX_NODES_PER_CLUSTER, evaluate, type PolicyPlan, type EvaluationInput, type EvaluationOutput, type PolicyRegistry } from '@trellis/policies';
 import type { ServerOpDto } from '@trellis/contracts';
 import { emptyPlan, type EnginePlan, type NodeUpdate } from './engine-plan';
 import { propertiesOf, serverUpdate } from './profile-update';
@@ -15,6 +15,8 @@ export interface Evaluator extends DriftTypes {
   evaluate(input: EvaluationInput, options: { newId: (kind: string) => string }): EvaluationOutput;
   /** PRIORITY of a `<type>-<version>`, copied into the binding at attach time */
   priorityOf(typeName: string): number;
+  /** Senlin's max_nodes_per_cluster the decisions are made under (TRELLIS_MAX_NODES_PER_CLUSTER) */
+  maxNodesPerCluster: number;
 }
 
 export interface Decision {
@@ -67,7 +69,11 @@ const CHAIN_ACTIONS = new Set([
  * Decides one action from its snapshot. Pure apart from the id source: the same snapshot and ids
  * give the same decision, which is what dry-run and `trellis replay --decisions` rely on.
  */
-export function decideAction(action: ActionEntity, snapshot: Snapshot, evaluator: Evaluator, ids: IdSource): Decision {
+export function decideAction(action: ActionEntity, loaded: Snapshot, evaluator: Evaluator, ids: IdSource): Decision {
+  // a deployment's own max_nodes_per_cluster goes in the input, which is stored with the decision and
+  // decides the same again; Senlin's default is left out (inputs as they always were)
+  const snapshot: Snapshot =
+    evaluator.maxNodesPerCluster === DEFAULT_MAX_NODES_PER_CLUSTER ? loaded : { ...loaded, max_nodes_per_cluster: evaluator.maxNodesPerCluster };
   const plan = emptyPlan();
   plan.success_reason = SUCCESS[action.action] ?? plan.success_reason;
   const base = { plan };
@@ -382,12 +388,13 @@ function outputOf(out: EvaluationOutput): Record<string, unknown> {
 export type { SnapshotPolicy };
 
 /** The evaluator over a registry: the built-in policy types plus the plugins this process loaded. */
-export function createEvaluator(registry: PolicyRegistry): Evaluator {
+export function createEvaluator(registry: PolicyRegistry, options: { maxNodesPerCluster?: number } = {}): Evaluator {
   return {
     // the input is a snapshot this process's loader read from its own database (or stored from one):
-    // its spec digests are the specs' own
-    evaluate: (input, options) => evaluate(input, { registry, newId: options.newId, trustSpecDigests: true }),
+    // its spec digests are the specs' own; its max_nodes_per_cluster is decideAction's
+    evaluate: (input, opts) => evaluate(input, { registry, newId: opts.newId, trustSpecDigests: true }),
     priorityOf: (typeName) => registry.get(typeName).meta.priority,
+    maxNodesPerCluster: options.maxNodesPerCluster ?? DEFAULT_MAX_NODES_PER_CLUSTER,
     ...driftTypesOf(registry),
   };
 }

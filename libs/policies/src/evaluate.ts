@@ -7,7 +7,7 @@ import { ActionData, BindingSnapshot, ClusterSnapshot, ClusterSummary, NodeSnaps
 import { IncompleteSnapshotError } from './framework/summary';
 import { PolicyPlan, buildPolicyPlan } from './plan/policy-plan';
 import { BUILTIN_POLICY_TYPES } from './builtins';
-import { DEFAULT_MAX_NODES_PER_CLUSTER } from './resize/resize';
+import { DEFAULT_MAX_NODES_PER_CLUSTER, MAX_MAX_NODES_PER_CLUSTER } from './resize/resize';
 import { parseTimestamp } from './resize/victims';
 import { DecisionIndex } from './resize/zone-index';
 import { isPlainObject } from './schema/py-format';
@@ -57,6 +57,12 @@ export interface EvaluationInput {
   action?: { action?: string; target?: string | null; inputs?: Record<string, unknown>; data?: ActionData };
   now?: string;
   seed?: number;
+  /**
+   * Senlin's max_nodes_per_cluster the decision is made under (default 1000): the engine records
+   * its deployment's (TRELLIS_MAX_NODES_PER_CLUSTER) here when it is another, so that the stored
+   * input decides the same again. EvaluateOptions.maxNodesPerCluster overrides it.
+   */
+  max_nodes_per_cluster?: number;
 }
 
 export interface EvaluateOptions {
@@ -124,7 +130,7 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   const cluster = readCluster(input.cluster);
   const action = readAction(input.action, cluster);
   const now = readNow(options.now ?? input.now);
-  const maxNodesPerCluster = options.maxNodesPerCluster ?? DEFAULT_MAX_NODES_PER_CLUSTER;
+  const maxNodesPerCluster = options.maxNodesPerCluster ?? readMaxNodes(input.max_nodes_per_cluster);
   const policies = input.policies ?? [];
   if (!Array.isArray(policies)) throw new EvaluationInputError('policies', 'must be a list');
 
@@ -302,6 +308,15 @@ function readAttached(registry: PolicyRegistry, raw: EvaluationInput['attached']
     }
     return { id: identity.id, name: identity.name, type, policy };
   });
+}
+
+/** The most nodes a cluster may have: Senlin's default unless the input says (a positive integer). */
+function readMaxNodes(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_MAX_NODES_PER_CLUSTER;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_MAX_NODES_PER_CLUSTER) {
+    throw new EvaluationInputError('max_nodes_per_cluster', `must be an integer from 1 to ${MAX_MAX_NODES_PER_CLUSTER}`);
+  }
+  return value;
 }
 
 function readSeed(seed: unknown): number {

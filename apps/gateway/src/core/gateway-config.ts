@@ -3,9 +3,9 @@ import type { TrellisConfig } from '@trellis/common';
 /** The few settings the HTTP layer needs, derived from TrellisConfig by the module. */
 export interface GatewayConfig {
   publicUrl: string | null;
-  /** Senlin's max_nodes_per_cluster */
+  /** Senlin's max_nodes_per_cluster (TRELLIS_MAX_NODES_PER_CLUSTER) */
   maxNodesPerCluster: number;
-  /** Senlin's max_clusters_per_project */
+  /** Senlin's max_clusters_per_project (TRELLIS_MAX_CLUSTERS_PER_PROJECT) */
   maxClustersPerProject: number;
   /** Senlin's default_action_timeout, seconds */
   defaultActionTimeout: number;
@@ -28,7 +28,5 @@ export interface GatewayConfig {
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
 export const DEFAULT_GATEWAY_CONFIG: Omit<GatewayConfig, 'publicUrl' | keyof TrellisConfig['limits']> = {
-  maxNodesPerCluster: 1000,
-  maxClustersPerProject: 100,
   defaultActionTimeout: 3600,
 };

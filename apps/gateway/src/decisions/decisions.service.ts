@@ -5,6 +5,7 @@ import { createEvaluator, decideAction, defaultIds, loadSnapshot, usingEveryNode
 import { ActionEntity, DecisionEntity } from '@trellis/persistence/entities';
 import { EvaluationInputError, evaluate, type PolicyRegistry } from '@trellis/policies';
 import type { EntityManager } from 'typeorm';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import { POLICY_REGISTRY } from '../core/tokens';
 import type { ApiRequest } from '../core/request.decorators';
 import { UnitOfWork } from '../infra/unit-of-work';
@@ -32,8 +33,10 @@ export class DecisionsService {
     private readonly uow: UnitOfWork,
     @Inject(POLICY_REGISTRY) private readonly registry: PolicyRegistry,
     private readonly hosts: HostVisibility,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
-    this.evaluator = createEvaluator(registry);
+    // a dry run decides as the engine would, under the deployment's max_nodes_per_cluster
+    this.evaluator = createEvaluator(registry, { maxNodesPerCluster: config.maxNodesPerCluster });
   }
 
   async decisionOf(req: ApiRequest, identity: string) {

@@ -30,6 +30,12 @@ export const EvaluationRequest = new ObjectBody(
     action: given({ ...FREE_MAP, example: { action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 } }, description: 'Required for pre_op and post_op.' }),
     now: given({ type: 'string', format: 'date-time' }),
     seed: given({ type: 'integer', description: 'Seed for deterministic random choices and ids.' }),
+    max_nodes_per_cluster: given({
+      type: 'integer',
+      minimum: 1,
+      maximum: 1_000_000,
+      description: "The most nodes a cluster may have (Senlin's max_nodes_per_cluster; default 1000). A stored decision's input has it when its deployment set another.",
+    }),
   },
   { openKeys: true },
 );

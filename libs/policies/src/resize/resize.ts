@@ -10,6 +10,8 @@ export const ADJUSTMENT_TYPES = [EXACT_CAPACITY, CHANGE_IN_CAPACITY, CHANGE_IN_P
 export type AdjustmentType = (typeof ADJUSTMENT_TYPES)[number];
 
 export const DEFAULT_MAX_NODES_PER_CLUSTER = 1000;
+/** The largest max_nodes_per_cluster a deployment may set (TRELLIS_MAX_NODES_PER_CLUSTER) or an input may say. */
+export const MAX_MAX_NODES_PER_CLUSTER = 1_000_000;
 
 /** The cluster sizes the size checks compare against. */
 export interface ClusterSizes {
