@@ -82,13 +82,23 @@ describe('loadConfig', () => {
   });
 
   it('limits each project to 50 unfinished actions, 500 in all, and 20 requests a second with bursts of 100; 0 is no limit', () => {
-    const machines = { maxRpcWebhookActionsPerProject: 200, rpcRequestsPerSecond: 100, rpcRequestBurst: 1000 };
+    const machines = { maxRpcWebhookActionsPerProject: 200, rpcRequestsPerSecond: 100, rpcRequestBurst: 1000, maxNodesPerCluster: 1000, maxClustersPerProject: 100 };
     expect(loadConfig({}).limits).toEqual({ maxActionsPerProject: 50, maxActions: 500, requestsPerSecond: 20, requestBurst: 100, ...machines });
     const c = loadConfig({ TRELLIS_MAX_ACTIONS: '0', TRELLIS_REQUESTS_PER_SECOND: '0.5', TRELLIS_REQUEST_BURST: '3' });
     expect(c.limits).toEqual({ maxActionsPerProject: 50, maxActions: 0, requestsPerSecond: 0.5, requestBurst: 3, ...machines });
     const rpc = loadConfig({ TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT: '0', TRELLIS_RPC_REQUESTS_PER_SECOND: '2.5', TRELLIS_RPC_REQUEST_BURST: '7' });
     expect(rpc.limits).toMatchObject({ maxRpcWebhookActionsPerProject: 0, rpcRequestsPerSecond: 2.5, rpcRequestBurst: 7 });
     expect(loadConfig({ TRELLIS_REQUESTS_PER_SECOND: '0', TRELLIS_REQUEST_BURST: '0' }).limits.requestsPerSecond).toBe(0);
+  });
+
+  it("takes Senlin's max_nodes_per_cluster (up to 10,000) and max_clusters_per_project, and the broker's message size", () => {
+    const c = loadConfig({ TRELLIS_MAX_NODES_PER_CLUSTER: '10000', TRELLIS_MAX_CLUSTERS_PER_PROJECT: '500', TRELLIS_MAX_MESSAGE_BYTES: '134217728' });
+    expect(c.limits).toMatchObject({ maxNodesPerCluster: 10000, maxClustersPerProject: 500 });
+    expect(c.amqp.maxMessageBytes).toBe(134217728);
+    expect(loadConfig({}).amqp.maxMessageBytes).toBe(16 * 1024 * 1024);
+    expect(() => loadConfig({ TRELLIS_MAX_NODES_PER_CLUSTER: '10001' })).toThrow('configuration error: TRELLIS_MAX_NODES_PER_CLUSTER must be between 1 and 10000, got 10001');
+    expect(() => loadConfig({ TRELLIS_MAX_CLUSTERS_PER_PROJECT: '0' })).toThrow(/TRELLIS_MAX_CLUSTERS_PER_PROJECT must be between 1/);
+    expect(() => loadConfig({ TRELLIS_MAX_MESSAGE_BYTES: '100' })).toThrow(/TRELLIS_MAX_MESSAGE_BYTES must be between 1024/);
   });
 
   it('reads the plugin list as comma-separated module paths', () => {

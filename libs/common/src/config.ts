@@ -193,7 +193,9 @@ function limits(env: Env): TrellisConfig['limits'] {
     maxRpcWebhookActionsPerProject: int(env, 'TRELLIS_MAX_RPC_WEBHOOK_ACTIONS_PER_PROJECT', 200, 0, 1_000_000),
     rpcRequestsPerSecond,
     rpcRequestBurst,
-    maxNodesPerCluster: int(env, 'TRELLIS_MAX_NODES_PER_CLUSTER', 1000, 1, 1_000_000),
+    // at most 10,000: the largest cluster run through the whole pipeline (BENCHMARKS.md, scale-out);
+    // larger ones would pass PostgreSQL's 65,535 parameters in statements that list a plan's nodes
+    maxNodesPerCluster: int(env, 'TRELLIS_MAX_NODES_PER_CLUSTER', 1000, 1, 10_000),
     maxClustersPerProject: int(env, 'TRELLIS_MAX_CLUSTERS_PER_PROJECT', 100, 1, 1_000_000),
   };
 }
