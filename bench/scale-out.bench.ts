@@ -66,12 +66,19 @@ const median = (values: number[]) => {
 };
 
 async function serversOf(stack: Stack, token: string, clusterId: string): Promise<Array<Record<string, any>>> {
-  const res = await fetch(`${stack.computeUrl}/servers/detail?all_tenants=1&limit=10000`, {
-    headers: { 'X-Auth-Token': token, 'OpenStack-API-Version': 'compute latest' },
-  });
-  if (!res.ok) throw new Error(`GET /servers/detail: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { servers: Array<Record<string, any>> };
-  return body.servers.filter((s) => s.metadata?.trellis_cluster === clusterId);
+  // Nova answers at most its max_limit (1,000) servers a page: page through them by marker
+  const all: Array<Record<string, any>> = [];
+  let marker: string | null = null;
+  for (;;) {
+    const query = `all_tenants=1&limit=1000${marker ? `&marker=${marker}` : ''}`;
+    const res = await fetch(`${stack.computeUrl}/servers/detail?${query}`, { headers: { 'X-Auth-Token': token, 'OpenStack-API-Version': 'compute latest' } });
+    if (!res.ok) throw new Error(`GET /servers/detail: ${res.status} ${await res.text()}`);
+    const page = ((await res.json()) as { servers: Array<Record<string, any>> }).servers;
+    all.push(...page);
+    if (page.length < 1000) break;
+    marker = String(page[page.length - 1].id);
+  }
+  return all.filter((s) => s.metadata?.trellis_cluster === clusterId);
 }
 
 /**

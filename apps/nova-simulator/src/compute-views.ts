@@ -147,14 +147,12 @@ const CPU_INFO = {
 
 /** Hypervisor ids: integers below 2.53, UUIDs from 2.53 (and the same for the compute service). */
 export function hypervisorId(state: SimulatorState, hostName: string, v: Microversion): number | string {
-  const index = state.hosts.findIndex((h) => h.name === hostName);
-  return v.atLeast('2.53') ? stableUuid('compute-node', hostName) : index + 1;
+  return v.atLeast('2.53') ? stableUuid('compute-node', hostName) : state.hostIndex(hostName) + 1;
 }
 
 function serviceId(state: SimulatorState, hostName: string, v: Microversion): number | string {
   // The controller's conductor and scheduler services come first, as on the reference cloud.
-  const index = state.hosts.findIndex((h) => h.name === hostName);
-  return v.atLeast('2.53') ? stableUuid('compute-service', hostName) : index + 3;
+  return v.atLeast('2.53') ? stableUuid('compute-service', hostName) : state.hostIndex(hostName) + 3;
 }
 
 export function hypervisorView(state: SimulatorState, load: HostLoad, v: Microversion, detail: boolean): Record<string, unknown> {
