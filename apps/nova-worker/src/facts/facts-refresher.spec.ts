@@ -1,6 +1,6 @@
 import { silentLogger, type Logger } from '@trellis/common';
 import type { DataSource } from 'typeorm';
-import type { NovaAccess } from '../identity/nova-access';
+import { hostIdOf, type NovaAccess } from '../identity/nova-access';
 import { FactsRefresher } from './facts-refresher';
 
 /**
@@ -49,5 +49,34 @@ describe('FactsRefresher on an interval while the database is down', () => {
       process.off('unhandledRejection', onUnhandled);
       await refresher.stop();
     }
+  });
+});
+
+describe('FactsRefresher.hostOf: a member sees a per-project hostId, turned back into the host by the cloud-wide facts', () => {
+  it('names the host of each project\'s hostId, follows the hosts the facts name after a refresh, and keeps an unknown hostId', async () => {
+    let hosts = ['host-1', 'host-2'];
+    const dataSource = { query: jest.fn(async () => []) } as unknown as DataSource;
+    const access = {
+      cloud: {
+        listAvailabilityZones: async () => [{ name: 'az1', available: true, hosts }],
+        listHypervisors: async () => [],
+      },
+    } as unknown as NovaAccess;
+    const refresher = new FactsRefresher(dataSource, access, silentLogger, 3600);
+    await refresher.refresh();
+    const seen = (project: string, host: string) => refresher.hostOf(project, { host: null, hostId: hostIdOf(project, host) } as never);
+
+    expect([seen('p1', 'host-1'), seen('p1', 'host-2'), seen('p2', 'host-2')]).toEqual(['host-1', 'host-2', 'host-2']);
+    // another project's hostId of the same host is not this project's
+    expect(refresher.hostOf('p1', { host: null, hostId: hostIdOf('p2', 'host-1') } as never)).toBe(hostIdOf('p2', 'host-1'));
+    // an admin's view names the host itself; before placement there is none
+    expect(refresher.hostOf('p1', { host: 'host-9', hostId: 'x' } as never)).toBe('host-9');
+    expect(refresher.hostOf('p1', { host: null, hostId: null } as never)).toBeNull();
+
+    // a host the cloud gained: not known until the facts are read again, then named
+    expect(seen('p1', 'host-3')).toBe(hostIdOf('p1', 'host-3'));
+    hosts = ['host-1', 'host-2', 'host-3'];
+    await refresher.refresh();
+    expect([seen('p1', 'host-3'), seen('p1', 'host-1')]).toEqual(['host-3', 'host-1']);
   });
 });

@@ -23,6 +23,13 @@ export class FactsRefresher {
   private inFlight: Promise<void> | null = null;
   /** every host name the cloud-wide facts name, to turn a member's hostId back into its host */
   private hosts: string[] = [];
+  /**
+   * Per project, each host's hostId back to its name: computed once per project for the hosts of
+   * the facts (a hash per host), not once per server looked up (10,000 servers on 10,000 hosts
+   * were 10^8 hashes, a minute of the build poller's; BENCHMARKS.md, scale-out). Emptied when the
+   * host names change.
+   */
+  private hostIds = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -81,8 +88,17 @@ export class FactsRefresher {
   hostOf(projectId: string, server: Pick<Server, 'host' | 'hostId'>): string | null {
     if (server.host) return server.host;
     if (!server.hostId) return null;
-    const found = this.hosts.find((h) => hostIdOf(projectId, h) === server.hostId);
-    return found ?? server.hostId;
+    let ids = this.hostIds.get(projectId);
+    if (!ids) {
+      ids = new Map();
+      // the first host of a hostId wins, as the search through the list did
+      for (const h of this.hosts) {
+        const id = hostIdOf(projectId, h);
+        if (!ids.has(id)) ids.set(id, h);
+      }
+      this.hostIds.set(projectId, ids);
+    }
+    return ids.get(server.hostId) ?? server.hostId;
   }
 
   private async readAll(): Promise<void> {
@@ -112,7 +128,11 @@ export class FactsRefresher {
       if (h.service.host) names.add(h.service.host);
     }
     for (const z of zones ?? []) for (const h of z.hosts) names.add(h);
-    if (names.size) this.hosts = [...names];
+    if (names.size) {
+      const hosts = [...names];
+      if (hosts.length !== this.hosts.length || hosts.some((h, i) => h !== this.hosts[i])) this.hostIds = new Map();
+      this.hosts = hosts;
+    }
   }
 
   /** projects with clusters, each read with the most recently confirmed trust of that project */
