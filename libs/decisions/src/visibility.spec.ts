@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { hideHosts, hostIdOf, hostNamesIn } from './visibility';
+import { hideHosts, hiderOf, hostHider, hostIdOf, hostNamesIn, patternText } from './visibility';
 
 /** Nova's nova.utils.generate_hostid, written out here independently of the code under test */
 const novaHostId = (project: string, host: string) => createHash('sha224').update(`${project}${host}`).digest('hex');
@@ -97,5 +97,28 @@ describe('hostNamesIn', () => {
       other: { host: null, hosts: [7] },
     });
     expect([...names].sort()).toEqual(['host-1', 'host-2', 'host-3', 'hv1', 'hv1.example.com']);
+  });
+});
+
+describe('hostHider: names looked up token by token give what one pattern of every name gives', () => {
+  it('on random strings of host-like names, dots, dashes and other characters, for names that are whole tokens', () => {
+    let seed = 11;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const parts = ['host', 'h', '1', '10', 'az1', 'compute', 'example', 'com', '_x'];
+    const name = () => Array.from({ length: 1 + random(3) }, () => parts[random(parts.length)]).join(['-', '.', ''][random(3)]);
+    const glue = [' ', '.', '. ', '-', ':', '/', '..', '', ', ', '(', ')', '=', '_'];
+    for (let round = 0; round < 300; round++) {
+      const names = [...new Set(Array.from({ length: 1 + random(12) }, name))].filter((n) => /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/.test(n));
+      const text = Array.from({ length: 1 + random(10) }, () => (random(2) ? names[random(names.length)] : name()) + glue[random(glue.length)]).join('');
+      const project = `p${random(3)}`;
+      const byToken = hostHider({ projectId: project, hostNames: names })({ status_reason: text, [text]: [text] });
+      const byPattern = hiderOf(patternText(names, project))({ status_reason: text, [text]: [text] });
+      expect(byToken).toEqual(byPattern);
+    }
+  });
+
+  it('takes the one pattern when a name is not a whole token', () => {
+    const hide = hostHider({ projectId: 'p', hostNames: ['rack 7', 'host-1'] });
+    expect(hide('on rack 7 and host-1.')).toBe(`on ${hostIdOf('p', 'rack 7')} and ${hostIdOf('p', 'host-1')}.`);
   });
 });

@@ -48,18 +48,48 @@ export function hideHosts<T>(value: T, options: HideHostsOptions): T {
 }
 
 /**
- * `hideHosts` with its options prepared once (the names' hostIds, one sha224 each, and the
- * pattern), for many values of one project hidden with the same names: a page of 100 nodes
- * prepared them 100 times, about two thirds of the gateway's CPU for the page.
+ * `hideHosts` with its options prepared once, for many values of one project hidden with the same
+ * names: a page of 100 nodes prepared them 100 times, about two thirds of the gateway's CPU for the
+ * page. Names that are whole tokens (as host names are) are looked up token by token, each hostId
+ * computed when first met; any other name makes it one pattern of every name.
  */
 export function hostHider(options: HideHostsOptions): <T>(value: T) => T {
   const names = [...new Set(options.hostNames)].filter((n) => typeof n === 'string' && n !== '' && !HOST_ID.test(n));
-  names.sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  const ids = new Map(names.map((n) => [n, hostIdOf(options.projectId, n)]));
-  const pattern = names.length
-    ? new RegExp(`${BEFORE}(?:${names.map(escapeRegExp).join('|')})${AFTER}`, 'g')
-    : null;
-  const text = (s: string) => (pattern ? s.replace(pattern, (name) => ids.get(name)!) : s);
+  return hiderOf(names.every((n) => TOKEN_NAME.test(n)) ? tokenText(names, options.projectId) : patternText(names, options.projectId));
+}
+
+/** A name made only of name characters, with single dots between them: always one whole token. */
+const TOKEN_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
+/** Every whole token of a string (BEFORE/AFTER's rules): a run of name characters and dots between them. */
+const TOKEN = new RegExp(`${BEFORE}[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*`, 'g');
+
+/**
+ * The replacement when every name is a whole token (TOKEN_NAME): each token of a string looked up,
+ * its hostId computed the first time it is met. Cost by the length of the strings, not by the
+ * number of names: with 10,000 hypervisors, one pattern of every name and a sha224 of each for
+ * every request took a page of 1,000 nodes to a second (BENCHMARKS.md, scale-out).
+ */
+function tokenText(names: string[], projectId: string): (s: string) => string {
+  const known = new Set(names);
+  const ids = new Map<string, string>();
+  const idOf = (name: string) => {
+    let id = ids.get(name);
+    if (id === undefined) ids.set(name, (id = hostIdOf(projectId, name)));
+    return id;
+  };
+  return (s) => (known.size ? s.replace(TOKEN, (token) => (known.has(token) ? idOf(token) : token)) : s);
+}
+
+/** The replacement for any names: one pattern of them all, the longest tried first. */
+export function patternText(names: string[], projectId: string): (s: string) => string {
+  const sorted = [...names].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  const ids = new Map(sorted.map((n) => [n, hostIdOf(projectId, n)]));
+  const pattern = sorted.length ? new RegExp(`${BEFORE}(?:${sorted.map(escapeRegExp).join('|')})${AFTER}`, 'g') : null;
+  return (s) => (pattern ? s.replace(pattern, (name) => ids.get(name)!) : s);
+}
+
+/** The deep copy hideHosts makes, with `text` replacing names in every string. */
+export function hiderOf(text: (s: string) => string): <T>(value: T) => T {
   const copy = (v: unknown, key: string | null): unknown => {
     if (typeof v === 'string') return text(v);
     if (Array.isArray(v)) return v.map((item) => copy(item, null));
