@@ -94,6 +94,8 @@ describe('DeadlineSupervisor: every action ends', () => {
     // a resend of the same order, set aside too: the action fails once
     await order(unsent.actionId, 1, 'set aside');
     await order(waiting.actionId, 2, 'pending');
+    // a set-aside order whose action_id is no uuid (not Trellis's) fails nothing and not the round
+    await order('not-a-uuid', 2, 'set aside');
     await order(sent.actionId, 2, 'published');
     const supervisor = new DeadlineSupervisor(db.dataSource, silentLogger, { intervalSeconds: 1 });
 

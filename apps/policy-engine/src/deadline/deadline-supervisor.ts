@@ -100,7 +100,9 @@ export class DeadlineSupervisor {
         // RUNNING actions whose work order the outbox relay set aside: it will never be delivered
         const unsent: Array<{ id: string; last_error: string | null; version: string | null }> = await m.query(
           `SELECT a.id, o.last_error, o.payload->>'schema_version' AS version
-             FROM outbox o JOIN actions a ON a.id = (o.payload->>'action_id')::uuid
+             FROM outbox o
+             -- a payload whose action_id is not a uuid matches nothing (and never fails the round)
+             JOIN actions a ON a.id = (CASE WHEN o.payload->>'action_id' ~ '^[0-9a-fA-F-]{36}$' THEN (o.payload->>'action_id')::uuid END)
             WHERE o.failed_at IS NOT NULL AND o.exchange = $2 AND o.routing_key = $3 AND a.status = 'RUNNING'
             ORDER BY o.id LIMIT $1
             FOR UPDATE OF a SKIP LOCKED`,
