@@ -1,7 +1,7 @@
 import type { Embedded } from '../../cli/embedded';
 import { ApiClient } from '../support/api-client';
 import { act, createPolicy } from '../support/placement.scenario';
-import { createProfileAndCluster, nodesOf, scaleOut } from '../support/scale-out.scenario';
+import { createProfileAndCluster, nodesOf, olderWorkerUp, scaleOut } from '../support/scale-out.scenario';
 import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
 
 describe('scale-out through the whole pipeline (embedded default)', () => {
@@ -81,12 +81,7 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
         create_servers: Array<{ profile?: Record<string, unknown> }>;
       };
     // a nova-worker of the release before: its row renewed, naming no versions
-    const older = '00000000-0000-4000-8000-0000000000aa';
-    await ds.query(
-      `INSERT INTO services (id, "binary", host, topic, disabled, created_at, updated_at) VALUES ($1, 'trellis-nova-worker', 'old-worker', 'trellis.nova-worker.orders', false, now(), now())`,
-      [older],
-    );
-    await trellis.engine.workOrderVersions.refresh();
+    const olderGone = await olderWorkerUp(trellis, '00000000-0000-4000-8000-0000000000aa');
     expect(trellis.engine.workOrderVersions.current).toBe(1);
     const first = await scaleOut(api, 'upgrade', 3);
     expect(first.status).toBe('SUCCEEDED');
@@ -97,8 +92,7 @@ describe('scale-out through the whole pipeline (embedded default)', () => {
     expect(v1.create_servers.every((c) => c.profile?.user_data === userData)).toBe(true);
 
     // the older worker stopped (its row removed on a clean stop): the engine's next look writes version 2
-    await ds.query('DELETE FROM services WHERE id = $1', [older]);
-    await trellis.engine.workOrderVersions.refresh();
+    await olderGone();
     expect(trellis.engine.workOrderVersions.current).toBe(2);
     const second = await scaleOut(api, 'upgrade', 2);
     expect(second.status).toBe('SUCCEEDED');

@@ -1,6 +1,6 @@
 import type { Embedded } from '../../cli/embedded';
 import { sample, scrape } from './operating.scenario';
-import { createProfileAndCluster, nodesOf, scaleOut } from './scale-out.scenario';
+import { createProfileAndCluster, nodesOf, olderWorkerUp, scaleOut } from './scale-out.scenario';
 import { demoApi } from './trellis';
 
 /**
@@ -19,12 +19,7 @@ export async function oversizedWorkOrder(trellis: Embedded): Promise<void> {
   const { clusterId } = await createProfileAndCluster(api, 'large', 0, {}, { user_data: userData });
   const ds = trellis.infra.database.dataSource;
   // a nova-worker of the release before, up: orders are written in schema_version 1
-  const older = '00000000-0000-4000-8000-0000000000bb';
-  await ds.query(
-    `INSERT INTO services (id, "binary", host, topic, disabled, created_at, updated_at) VALUES ($1, 'trellis-nova-worker', 'old-worker', 'trellis.nova-worker.orders', false, now(), now())`,
-    [older],
-  );
-  await trellis.engine.workOrderVersions.refresh();
+  const olderGone = await olderWorkerUp(trellis, '00000000-0000-4000-8000-0000000000bb');
   expect(trellis.engine.workOrderVersions.current).toBe(1);
 
   // its timeout is an hour, the supervisor's look too
@@ -55,8 +50,7 @@ export async function oversizedWorkOrder(trellis: Embedded): Promise<void> {
 
   // the older worker gone, orders are version 2 (the profile once: 12 KB) and go through; so does
   // everything the engine wrote after the set-aside row
-  await ds.query('DELETE FROM services WHERE id = $1', [older]);
-  await trellis.engine.workOrderVersions.refresh();
+  await olderGone();
   const next = await scaleOut(api, 'large', 40, 60_000);
   expect(next).toMatchObject({ status: 'SUCCEEDED' });
   const active = (await nodesOf(api, clusterId)).filter((n) => n.status === 'ACTIVE');

@@ -1,4 +1,5 @@
 import { ApiClient } from './api-client';
+import type { Embedded } from '../../cli/embedded';
 
 /**
  * The flow of issue 2, written once and run on the embedded default (npm test) and on RabbitMQ +
@@ -44,4 +45,22 @@ export async function nodesOf(api: ApiClient, clusterId: string): Promise<Array<
   const res = await api.get(`/v1/nodes?cluster_id=${clusterId}`);
   if (res.status !== 200) throw new Error(`nodes: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.nodes;
+}
+
+/**
+ * A nova-worker of the release before, up: its `services` row renewed and naming no accepted
+ * versions, so the embedded engine writes work orders in schema_version 1 from its next look on
+ * (done here). Returns what takes it away again (its row removed, as a clean stop does, and looked at).
+ */
+export async function olderWorkerUp(trellis: Embedded, id: string): Promise<() => Promise<void>> {
+  const ds = trellis.infra.database.dataSource;
+  await ds.query(
+    `INSERT INTO services (id, "binary", host, topic, disabled, created_at, updated_at) VALUES ($1, 'trellis-nova-worker', 'old-worker', 'trellis.nova-worker.orders', false, now(), now())`,
+    [id],
+  );
+  await trellis.engine.workOrderVersions.refresh();
+  return async () => {
+    await ds.query('DELETE FROM services WHERE id = $1', [id]);
+    await trellis.engine.workOrderVersions.refresh();
+  };
 }

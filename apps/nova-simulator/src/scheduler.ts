@@ -61,8 +61,11 @@ const membersOn = (group: GroupPlacement, host: string): number => group.memberH
 
 /** Nova's ServerGroupAntiAffinityFilter / the compute late check share this rule. */
 function antiAffinityAllows(group: GroupPlacement, host: string): boolean {
-  return membersOn(group, host) < (group.maxServerPerHost ?? 1);
+  return roomBeside(group, membersOn(group, host));
 }
+
+/** Anti-affinity's rule: another member fits on a host that holds `members` of them already. */
+const roomBeside = (group: GroupPlacement, members: number): boolean => members < (group.maxServerPerHost ?? 1);
 
 function affinityAllows(group: GroupPlacement, host: string): boolean {
   return group.memberHosts.length === 0 || group.memberHosts.includes(host);
@@ -96,7 +99,7 @@ export function schedule(request: ScheduleRequest, loads: HostLoad[]): ScheduleR
   const group = request.group;
   if (group?.policy === 'anti-affinity') {
     const onHost = memberCounts(group);
-    step('ServerGroupAntiAffinityFilter', (l) => (onHost.get(l.host.name) ?? 0) < (group.maxServerPerHost ?? 1));
+    step('ServerGroupAntiAffinityFilter', (l) => roomBeside(group, onHost.get(l.host.name) ?? 0));
   }
   if (group?.policy === 'affinity') step('ServerGroupAffinityFilter', (l) => affinityAllows(group, l.host.name));
   if (hosts.length === 0) return { ok: false, message: NO_VALID_HOST, trace };
