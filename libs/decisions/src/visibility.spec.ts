@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { hideHosts, hiderOf, hostHider, hostIdOf, hostNamesIn, patternText } from './visibility';
+import { HostNames, hideHosts, hiderOf, hostHider, hostIdOf, hostNamesIn, patternText } from './visibility';
 
 /** Nova's nova.utils.generate_hostid, written out here independently of the code under test */
 const novaHostId = (project: string, host: string) => createHash('sha224').update(`${project}${host}`).digest('hex');
@@ -120,5 +120,29 @@ describe('hostHider: names looked up token by token give what one pattern of eve
   it('takes the one pattern when a name is not a whole token', () => {
     const hide = hostHider({ projectId: 'p', hostNames: ['rack 7', 'host-1'] });
     expect(hide('on rack 7 and host-1.')).toBe(`on ${hostIdOf('p', 'rack 7')} and ${hostIdOf('p', 'host-1')}.`);
+  });
+});
+
+describe('HostNames', () => {
+  const id = hostIdOf('p', 'host-1');
+
+  it('keeps each name once, without empty names and hostIds, and says whether all are whole tokens', () => {
+    const names = HostNames.of(['host-1', 'host-1', '', id, 'host-2.example.com']);
+    expect([...names.names]).toEqual(['host-1', 'host-2.example.com']);
+    expect(names.tokens).toBe(true);
+    expect(HostNames.of(['host-1', 'rack 7']).tokens).toBe(false);
+  });
+
+  it('adds names without changing the prepared ones, and is itself when nothing is added', () => {
+    const names = HostNames.of(['host-1', 'host-2']);
+    expect(names.with(['host-2', id, ''])).toBe(names);
+    const more = names.with(['host-3', 'rack 7']);
+    expect([...more.names]).toEqual(['host-1', 'host-2', 'host-3', 'rack 7']);
+    expect(more.tokens).toBe(false);
+    expect([...names.names]).toEqual(['host-1', 'host-2']);
+    // a hider of prepared names hides as one of the plain list
+    const text = 'host-3 on rack 7 beside host-1.';
+    expect(hostHider({ projectId: 'p', hostNames: more })(text)).toBe(hideHosts(text, { projectId: 'p', hostNames: [...more.names] }));
+    expect(hostHider({ projectId: 'p', hostNames: more })(text)).toBe(`${hostIdOf('p', 'host-3')} on ${hostIdOf('p', 'rack 7')} beside ${id}.`);
   });
 });

@@ -19,7 +19,7 @@ describe('host visibility in the views', () => {
     event: randomUUID(),
   };
 
-  const { rest, rpc: rpcAs } = gatewayOnBus({
+  const { t, rest, rpc: rpcAs } = gatewayOnBus({
     seed: async (db) => {
       const q = (sql: string, params: unknown[] = []) => db.dataSource.query(sql, params);
       await q(
@@ -151,6 +151,30 @@ describe('host visibility in the views', () => {
     const dry = seen.dryRun as { decision: { input: { cloud: { server_groups: Array<{ id: string }>; hypervisors: unknown[] } } } };
     expect(dry.decision.input.cloud.server_groups.map((g) => g.id)).toEqual(['demo-group']);
     expect(dry.decision.input.cloud.hypervisors).toEqual([]);
+  });
+
+  it('reads the facts again when the nova-worker rewrote them: a host it added is hidden from the next request', async () => {
+    // a member's request, so the gateway holds the facts' names as they are now
+    expect((await rest(TOKENS.alice).get('/v1/events')).status).toBe(200);
+    const q = (sql: string, params: unknown[] = []) => t.db.dataSource.query(sql, params);
+    // a host the facts did not list, named only in an event's text (no `host` member names it)
+    const event = randomUUID();
+    await q(
+      `INSERT INTO events (id, timestamp, oid, oname, otype, cluster_id, level, "user", project, action, status, status_reason, meta_data)
+       VALUES ($1, now(), $2, 'vis-1', 'NODE', $3, 20, 'alice-id', $4, 'CLUSTER_CHECK', 'OK', 'Node vis-1 answers on host-77.', '{}')`,
+      [event, ids.nodes[0], ids.cluster, PROJECT_A],
+    );
+    // as the refresher writes them (one statement a kind); fetched_at kept, so only the row version differs
+    await q(`UPDATE cloud_facts SET data = $1 WHERE project = '' AND kind = 'host_zones'`, [
+      { items: [{ zoneName: 'az1', hosts: ['host-1', 'host-10', 'host-99', 'host-77'] }] },
+    ]);
+    for (const res of [await rest(TOKENS.alice).get('/v1/events'), await rest(TOKENS.alice).get(`/v1/events/${event}`)]) {
+      expect(res.status).toBe(200);
+      const text = JSON.stringify(res.body);
+      expect(text).not.toContain('host-77');
+      expect(text).toContain(`answers on ${hostId('host-77')}.`);
+    }
+    await q(`DELETE FROM events WHERE id = $1`, [event]);
   });
 
   it('shows a project admin and a cloud admin the names', async () => {
