@@ -1,4 +1,6 @@
 import { silentLogger, type Logger } from '@trellis/common';
+import type { Database } from '@trellis/persistence';
+import { openTestDatabase } from '@trellis/testing/database';
 import type { DataSource } from 'typeorm';
 import { hostIdOf, type NovaAccess } from '../identity/nova-access';
 import { FactsRefresher } from './facts-refresher';
@@ -78,5 +80,62 @@ describe('FactsRefresher.hostOf: a member sees a per-project hostId, turned back
     hosts = ['host-1', 'host-2', 'host-3'];
     await refresher.refresh();
     expect([seen('p1', 'host-3'), seen('p1', 'host-1')]).toEqual(['host-3', 'host-1']);
+  });
+});
+
+describe('FactsRefresher: a fact is written only when it changed', () => {
+  let db: Database;
+  beforeAll(async () => (db = await openTestDatabase()));
+  afterAll(async () => db?.close());
+
+  it('leaves an unchanged row alone (same row version and fetched_at), and writes a changed one or an error', async () => {
+    let hosts = ['host-1', 'host-2'];
+    let hypervisorsFail = false;
+    const access = {
+      cloud: {
+        listAvailabilityZones: async () => [{ name: 'az1', available: true, hosts }],
+        listHypervisors: async () => {
+          if (hypervisorsFail) throw new Error('Nova answered 503');
+          return hosts.map((h, i) => ({ id: String(i), hypervisorHostname: h, serviceHost: h, state: 'up', status: 'enabled' }));
+        },
+      },
+    } as unknown as NovaAccess;
+    const refresher = new FactsRefresher(db.dataSource, access, silentLogger, 3600);
+    const rows = async () =>
+      Object.fromEntries(
+        ((await db.dataSource.query(`SELECT kind, xmin::text AS version, fetched_at, data FROM cloud_facts WHERE project = '' ORDER BY kind`)) as Array<{
+          kind: string;
+          version: string;
+          fetched_at: Date;
+          data: { items: unknown[]; error?: string };
+        }>).map((r) => [r.kind, r]),
+      );
+
+    await refresher.refresh();
+    const first = await rows();
+    expect(Object.keys(first)).toEqual(['availability_zones', 'host_zones', 'hypervisors']);
+    await new Promise((r) => setTimeout(r, 5));
+    await refresher.refresh();
+    expect(await rows()).toEqual(first);
+
+    // a host more: the two kinds that name hosts are written, the zone list is not
+    hosts = ['host-1', 'host-2', 'host-3'];
+    await new Promise((r) => setTimeout(r, 5));
+    await refresher.refresh();
+    const second = await rows();
+    expect(second.availability_zones).toEqual(first.availability_zones);
+    for (const kind of ['host_zones', 'hypervisors']) {
+      expect(second[kind].version).not.toBe(first[kind].version);
+      expect(second[kind].fetched_at.getTime()).toBeGreaterThan(first[kind].fetched_at.getTime());
+    }
+    expect(second.hypervisors.data.items).toHaveLength(3);
+
+    // a kind that cannot be read is stored with its error, and read again once Nova answers
+    hypervisorsFail = true;
+    await refresher.refresh();
+    expect((await rows()).hypervisors.data).toEqual({ items: [], error: 'Nova answered 503' });
+    hypervisorsFail = false;
+    await refresher.refresh();
+    expect((await rows()).hypervisors.data.items).toHaveLength(3);
   });
 });

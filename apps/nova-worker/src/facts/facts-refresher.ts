@@ -167,9 +167,14 @@ export class FactsRefresher {
       this.logger.warn('could not read a Nova fact', { kind, project_id: project || undefined, error: errorMessage(e) });
       data = { items: [], error: errorMessage(e) };
     }
+    // Written only when it differs from what is stored: `fetched_at` is when these facts were first
+    // read. With 10,000 hypervisors the row is 1.6 MB of JSON (0.5 MB stored), and rewriting it on
+    // every round made ~0.5 MB of WAL a round (2.3 MB a minute on an idle deployment); a row left
+    // alone also lets the gateways keep the host names they read from it (host-visibility.ts).
     await this.dataSource.query(
       `INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (kind, project) DO UPDATE SET data = EXCLUDED.data, fetched_at = EXCLUDED.fetched_at`,
+       ON CONFLICT (kind, project) DO UPDATE SET data = EXCLUDED.data, fetched_at = EXCLUDED.fetched_at
+       WHERE cloud_facts.data IS DISTINCT FROM EXCLUDED.data`,
       [kind, project, JSON.stringify(data), now],
     );
     return items;
