@@ -10,6 +10,7 @@ import { Queues } from '@trellis/contracts';
 import type { ConsumerHandle } from '@trellis/messaging';
 import { untilDatabaseAnswers } from '@trellis/persistence';
 import type { NovaPort } from '@trellis/nova';
+import { observeCloudFacts } from '@trellis/observability';
 import { NovaAccess, type TrustLookup, type TrustedClients } from './identity/nova-access';
 import { BuildPoller } from './builds/build-poller';
 import { FactsRefresher } from './facts/facts-refresher';
@@ -38,6 +39,8 @@ const DEPS = Symbol('WORKER_DEPS');
 export class WorkerRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private consumer: ConsumerHandle | null = null;
 
+  private unobserveFacts: (() => void) | null = null;
+
   constructor(
     @Inject(DEPS) private readonly deps: WorkerDeps,
     private readonly handlers: WorkerHandlers,
@@ -47,6 +50,7 @@ export class WorkerRunner implements OnApplicationBootstrap, OnApplicationShutdo
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.unobserveFacts = observeCloudFacts(() => this.facts.factAges());
     await this.facts.start();
     this.poller.start();
     this.orders.start();
@@ -61,6 +65,7 @@ export class WorkerRunner implements OnApplicationBootstrap, OnApplicationShutdo
     await this.orders.stop();
     await this.poller.stop();
     await this.facts.stop();
+    this.unobserveFacts?.();
   }
 }
 

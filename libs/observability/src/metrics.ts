@@ -154,6 +154,33 @@ outboxGauge(
   (f) => f.setAside,
 );
 
+/**
+ * Per cloud-wide kind of Nova fact, seconds since a nova-worker last read it from Nova (since the
+ * worker started, while it has not): what the policies decide on is at most that old. One source
+ * per process (the nova-worker's facts refresher).
+ */
+let cloudFactsSource: (() => Record<string, number>) | null = null;
+
+new Gauge({
+  name: 'trellis_cloud_facts_age_seconds',
+  help: "Seconds since this nova-worker last read each cloud-wide Nova fact (availability_zones, hypervisors, host_zones) from Nova; since it started while it has not",
+  labelNames: ['kind'],
+  registers,
+  collect() {
+    this.reset();
+    if (!cloudFactsSource) return;
+    for (const [kind, age] of Object.entries(cloudFactsSource())) this.set({ kind }, age);
+  },
+});
+
+/** Makes `ages` the source of trellis_cloud_facts_age_seconds; returns the undo. */
+export function observeCloudFacts(ages: () => Record<string, number>): () => void {
+  cloudFactsSource = ages;
+  return () => {
+    if (cloudFactsSource === ages) cloudFactsSource = null;
+  };
+}
+
 /** Makes `read` the source of the outbox gauges (the process's database); returns the undo. */
 export function observeOutbox(read: () => Promise<OutboxFigures>): () => void {
   outboxSource = read;

@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from '@trellis/common';
+import { observeCloudFacts, scrapeMetrics } from '@trellis/observability';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import type { DataSource } from 'typeorm';
@@ -137,5 +138,53 @@ describe('FactsRefresher: a fact is written only when it changed', () => {
     hypervisorsFail = false;
     await refresher.refresh();
     expect((await rows()).hypervisors.data.items).toHaveLength(3);
+  });
+});
+
+describe('FactsRefresher: how old the cloud-wide facts are (trellis_cloud_facts_age_seconds)', () => {
+  beforeEach(() => jest.useFakeTimers({ now: new Date('2026-12-06T12:00:00Z') }));
+  afterEach(() => jest.useRealTimers());
+
+  it('counts from the last read that was stored, and from the start while there was none', async () => {
+    let novaDown = false;
+    let databaseUp = true;
+    const dataSource = {
+      query: jest.fn(async () => {
+        if (!databaseUp) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        return [];
+      }),
+    } as unknown as DataSource;
+    const fail = <T>(value: T) => async () => {
+      if (novaDown) throw new Error('Nova answered 503');
+      return value;
+    };
+    const access = {
+      cloud: { listAvailabilityZones: fail([{ name: 'az1', available: true, hosts: ['host-1'] }]), listHypervisors: fail([]) },
+    } as unknown as NovaAccess;
+    const refresher = new FactsRefresher(dataSource, access, silentLogger, 3600);
+    const metrics = observeCloudFacts(() => refresher.factAges());
+    try {
+      novaDown = true;
+      await refresher.refresh();
+      jest.advanceTimersByTime(30_000);
+      // never read: as old as the refresher
+      expect(refresher.factAges()).toEqual({ availability_zones: 30, hypervisors: 30, host_zones: 30 });
+
+      novaDown = false;
+      await refresher.refresh();
+      jest.advanceTimersByTime(15_000);
+      expect(refresher.factAges()).toEqual({ availability_zones: 15, hypervisors: 15, host_zones: 15 });
+      const scraped = (await scrapeMetrics()).text;
+      expect(scraped).toContain('trellis_cloud_facts_age_seconds{kind="hypervisors"} 15');
+
+      // read from Nova but not stored: the policies still decide on the older facts
+      databaseUp = false;
+      await refresher.refresh().catch(() => undefined);
+      jest.advanceTimersByTime(15_000);
+      expect(refresher.factAges().hypervisors).toBe(30);
+    } finally {
+      metrics();
+    }
+    expect((await scrapeMetrics()).text).not.toContain('trellis_cloud_facts_age_seconds{');
   });
 });

@@ -6,6 +6,7 @@ import { hostIdOf, type NovaAccess, type Owner } from '../identity/nova-access';
 
 /** `cloud_facts.project` of the cloud-wide kinds. */
 const CLOUD_WIDE = CLOUD_WIDE_PROJECT;
+const CLOUD_WIDE_KINDS = [FactKinds.availabilityZones, FactKinds.hypervisors, FactKinds.hostZones];
 
 /**
  * Copies what the policies need to know about Nova into `cloud_facts`, kept apart by who may see
@@ -30,6 +31,9 @@ export class FactsRefresher {
    * host names change.
    */
   private hostIds = new Map<string, Map<string, string>>();
+  /** when each cloud-wide kind was last read from Nova (ms), or when this refresher began */
+  private readAt = new Map<string, number>();
+  private readonly startedAt = Date.now();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -37,6 +41,13 @@ export class FactsRefresher {
     private readonly logger: Logger,
     private readonly intervalSeconds: number,
   ) {}
+
+  /** Seconds since each cloud-wide kind was last read from Nova (trellis_cloud_facts_age_seconds). */
+  factAges(now = Date.now()): Record<string, number> {
+    const ages: Record<string, number> = {};
+    for (const kind of CLOUD_WIDE_KINDS) ages[kind] = Math.max(0, now - (this.readAt.get(kind) ?? this.startedAt)) / 1000;
+    return ages;
+  }
 
   async start(): Promise<void> {
     await this.refresh();
@@ -177,6 +188,8 @@ export class FactsRefresher {
        WHERE cloud_facts.data IS DISTINCT FROM EXCLUDED.data`,
       [kind, project, JSON.stringify(data), now],
     );
+    // stored: what the policies decide on is as old as this read
+    if (items && project === CLOUD_WIDE) this.readAt.set(kind, now.getTime());
     return items;
   }
 }
