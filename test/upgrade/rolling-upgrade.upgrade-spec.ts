@@ -1,7 +1,9 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as amqp from 'amqplib';
 import { Client } from 'pg';
+import { Queues, deadLetterQueueOf } from '@trellis/contracts';
 import { TrellisProcesses, deadLetterCounts, freePort, freshDatabase, freshVhost, type FreshDatabase } from '@trellis/testing/processes';
 import { simulatorCloudEnv } from '@trellis/testing/simulator-env';
 import { ApiClient, keystoneToken } from '../support/api-client';
@@ -47,6 +49,10 @@ describe(`a rolling upgrade from ${PREVIOUS_COMMIT}: engine, then worker, then g
       ...simulatorCloudEnv(`http://127.0.0.1:${ports.simulator}`),
       TRELLIS_POLL_INTERVAL_MS: '250',
       TRELLIS_DB_POOL_SIZE: '5',
+      // the rollback below waits for a resume: an action's lease (longer than the engine's 10 s look
+      // at the workers, so the resend is written for the workers it saw) and a round every 2 s
+      TRELLIS_LEASE_SECONDS: '20',
+      TRELLIS_RESUME_INTERVAL_SECONDS: '2',
       LOG_LEVEL: 'info',
     };
     const simulatorEnv = { SIMULATOR_PORT: String(ports.simulator), SIMULATOR_BUILD_DELAY_MS: '200', LOG_LEVEL: 'info' };
@@ -143,6 +149,55 @@ describe(`a rolling upgrade from ${PREVIOUS_COMMIT}: engine, then worker, then g
     passed = true;
   });
 
+
+  /**
+   * Rolling the nova-workers back while this release's engine runs (README "Rolling back"). The
+   * worst moment: no worker up, so the engine writes this release's orders (version 2), and an
+   * action's order waits in the queue when the older worker starts; that worker cannot take it and
+   * dead-letters it. The engine's next look (10 s) finds the older worker, and once the action's
+   * lease runs out the resume sends its order again, now as version 1: the action SUCCEEDS within
+   * about a lease, not at its timeout, and the dead letter is not sent round again.
+   */
+  it('rolls the nova-worker back: an order the older worker cannot take is sent again in its version, and the action succeeds', async () => {
+    if (!passed) throw new Error('the upgrade before did not pass');
+    passed = false;
+    const token = await keystoneToken(`http://127.0.0.1:${ports.simulator}/identity/v3`, { name: 'demo', password: 'demo', project: 'demo' });
+    const api = new ApiClient(`http://127.0.0.1:${ports.newGateway}`, token);
+    const engineLog = () => readFileSync(after.logFile('new-policy-engine'), 'utf8');
+    const olderLines = () => engineLog().split('\n').filter((l) => l.includes('writing work orders in an older schema_version')).length;
+    const olderBefore = olderLines();
+
+    await after.stop('new-nova-worker');
+    // no worker up: the engine's next look keeps (or comes back to) this release's version
+    const res = await api.post('/v1/clusters/upgrade/actions', { scale_out: { count: 2 } });
+    expect(res.status).toBe(202);
+    const actionId = ApiClient.actionIdOf(res);
+    const submitted = Date.now();
+    await before.start('old-nova-worker');
+    const action = await api.waitForAction(actionId, 120_000);
+    const took = Date.now() - submitted;
+    const dead = await deadLetters(vhost.url, deadLetterQueueOf(Queues.workerOrders));
+    process.stdout.write(`rollback test: ${JSON.stringify({ status: action.status, took_ms: took, dead_letters: dead }, null, 2)}\n`);
+
+    expect([action.status, action.status_reason]).toEqual(['SUCCEEDED', 'Cluster scaling succeeded.']);
+    // sent again in the version the older worker takes, within a lease and a few rounds (timeout: 90 s)
+    expect(await orderVersion(actionId)).toBe(1);
+    expect(took).toBeLessThan(60_000);
+    expect(olderLines()).toBeGreaterThan(olderBefore);
+    // the one order the older worker could not take, dead-lettered once, naming why; nothing else
+    expect(dead.map((d) => [d.action_id, d.schema_version])).toEqual([[actionId, 2]]);
+    expect(dead[0].reason).toMatch(/schema_version/);
+    expect(Object.values(await deadLetterCounts(vhost.url)).reduce((a, b) => a + b, 0)).toBe(1);
+    const nodes = await nodesOf(api, (await api.get('/v1/clusters/upgrade')).body.cluster.id);
+    expect(nodes.map((n) => n.status)).toEqual(Array(8).fill('ACTIVE'));
+    expect(new Set(nodes.map((n) => n.physical_id)).size).toBe(8);
+    // and Nova holds those servers, none twice
+    const servers = await fetch(`http://127.0.0.1:${ports.simulator}/compute/v2.1/servers`, { headers: { 'X-Auth-Token': token } });
+    const ids = ((await servers.json()) as { servers: Array<{ id: string }> }).servers.map((x) => x.id).sort();
+    expect(ids).toEqual(nodes.map((n) => n.physical_id).sort());
+    passed = true;
+  });
+
   /** the schema_version of the work order a worker stored for the action (null: the action had none) */
   async function orderVersion(actionId: string): Promise<number | null> {
     const c = new Client({ connectionString: db.url });
@@ -155,3 +210,22 @@ describe(`a rolling upgrade from ${PREVIOUS_COMMIT}: engine, then worker, then g
     }
   }
 });
+
+/** The messages a dead-letter queue holds, looked at and left there: the action, the order's version, why. */
+async function deadLetters(amqpUrl: string, queue: string): Promise<Array<{ action_id: string; schema_version: number; reason: string }>> {
+  const conn = await amqp.connect(amqpUrl);
+  try {
+    const ch = await conn.createChannel();
+    const seen: amqp.GetMessage[] = [];
+    for (let m = await ch.get(queue); m; m = await ch.get(queue)) seen.push(m);
+    const out = seen.map((m) => {
+      const body = JSON.parse(m.content.toString('utf8')) as { action_id: string; schema_version: number };
+      return { action_id: body.action_id, schema_version: body.schema_version, reason: String(m.properties.headers?.['x-trellis-dead-letter-reason'] ?? '') };
+    });
+    for (const m of seen) ch.nack(m, false, true);
+    await ch.close();
+    return out;
+  } finally {
+    await conn.close();
+  }
+}
