@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ActionEntity, Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
+import { readsHypervisors } from '@trellis/policies';
 import { loadBindings, loadCloud, loadCluster, loadSnapshot, seedOf } from './load-snapshot';
 
 /**
@@ -153,8 +154,13 @@ describe('loadSnapshot', () => {
     },
   ];
 
+  // zone placement and scaling never read the hypervisors: the snapshot carries none (nor their error)
   const expectedCloud = {
     availability_zones: [{ zoneName: 'az1', zoneState: { available: true } }],
+    server_groups: [groupOfP],
+  };
+  const expectedCloudWithHypervisors = {
+    availability_zones: expectedCloud.availability_zones,
     hypervisors: [],
     server_groups: [groupOfP],
     unreadable: { hypervisors: 'Policy does not allow os_compute_api:os-hypervisors to be performed.' },
@@ -195,7 +201,8 @@ describe('loadSnapshot', () => {
     const m = db.dataSource.manager;
     expect((await loadCluster(m, ids.cluster))?.nodes).toStrictEqual(expectedNodes());
     expect(await loadBindings(m, ids.cluster)).toStrictEqual(expectedPolicies());
-    expect(await loadCloud(m, 'p')).toStrictEqual(expectedCloud);
+    expect(await loadCloud(m, 'p', false)).toStrictEqual(expectedCloud);
+    expect(await loadCloud(m, 'p', true)).toStrictEqual(expectedCloudWithHypervisors);
     expect(await loadCluster(m, randomUUID())).toBeNull();
     const other = await loadCluster(m, ids.other);
     expect(other?.nodes.map((n) => n.id)).toEqual([ids.nodes[3]]);
@@ -215,10 +222,10 @@ describe('loadSnapshot', () => {
     const snapshot = await loadSnapshot(m, action({ project: 'q' }), 'pre_op', new Date());
     expect(snapshot.cloud).toStrictEqual(expectedCloud);
     expect(JSON.stringify(snapshot)).not.toContain('alt-secret-group');
-    expect(Object.keys(snapshot.cloud)).toEqual(['availability_zones', 'hypervisors', 'server_groups', 'unreadable']);
-    expect((await loadCloud(m, 'q')).server_groups).toEqual([groupOfQ]);
-    expect((await loadCloud(m, 'nobody')).server_groups).toEqual([]);
-    expect((await loadCloud(m, 'nobody')).availability_zones).toEqual(expectedCloud.availability_zones);
+    expect(Object.keys(snapshot.cloud)).toEqual(['availability_zones', 'server_groups']);
+    expect((await loadCloud(m, 'q', true)).server_groups).toEqual([groupOfQ]);
+    expect((await loadCloud(m, 'nobody', true)).server_groups).toEqual([]);
+    expect((await loadCloud(m, 'nobody', false)).availability_zones).toEqual(expectedCloud.availability_zones);
   });
 
   it("gives an action without a cluster its own project's facts", async () => {
@@ -229,11 +236,70 @@ describe('loadSnapshot', () => {
     expect(gone.cloud.server_groups).toEqual([groupOfQ]);
   });
 
+  it('carries the hypervisors exactly when a bound policy may read them, as readsHypervisors says', async () => {
+    const m = db.dataSource.manager;
+    const hypervisors = [{ id: 1, hypervisor_hostname: 'drs-host-1', service: { host: 'drs-host-1' }, state: 'up', status: 'enabled' }];
+    await m.query(`UPDATE cloud_facts SET data = $1 WHERE kind = 'hypervisors'`, [{ items: hypervisors }]);
+    const affinity = (properties: Record<string, unknown>) => ({ type: 'senlin.policy.affinity', version: '1.0', properties });
+    const cases: Array<[string, string, unknown]> = [
+      ['affinity, DRS off by default', 'senlin.policy.affinity-1.0', affinity({ servergroup: { policies: 'anti-affinity' } })],
+      ['affinity, DRS false', 'senlin.policy.affinity-1.0', affinity({ enable_drs_extension: false })],
+      ['affinity, DRS true', 'senlin.policy.affinity-1.0', affinity({ enable_drs_extension: true })],
+      ['affinity, DRS "true" (a string)', 'senlin.policy.affinity-1.0', affinity({ enable_drs_extension: 'true' })],
+      ['affinity, DRS null', 'senlin.policy.affinity-1.0', affinity({ enable_drs_extension: null })],
+      ['affinity, no properties', 'senlin.policy.affinity-1.0', { type: 'senlin.policy.affinity', version: '1.0' }],
+      ['deletion', 'senlin.policy.deletion-1.1', { type: 'senlin.policy.deletion', version: '1.1', properties: { criteria: 'OLDEST_FIRST' } }],
+      ['zone placement', 'senlin.policy.zone_placement-1.0', zoneSpec],
+      ['scaling', 'senlin.policy.scaling-1.0', scalingSpec],
+      ['a plugin', 'trellis.policy.role_anti_affinity-1.0', { type: 'trellis.policy.role_anti_affinity', version: '1.0', properties: {} }],
+      ['a type named like a built-in', 'senlin.policy.scaling_plus-1.0', { type: 'senlin.policy.scaling_plus', version: '1.0', properties: {} }],
+    ];
+    try {
+      const seen: Array<[string, boolean, boolean]> = [];
+      for (const [label, type, spec] of cases) {
+        const cluster = randomUUID();
+        const policy = randomUUID();
+        await m.query(
+          `INSERT INTO clusters (id, name, profile_id, project, "user", min_size, max_size, desired_capacity, timeout, status)
+           VALUES ($1, 'hv', $2, 'p', 'u', 0, -1, 0, 3600, 'ACTIVE')`,
+          [cluster, ids.profile],
+        );
+        await m.query(`INSERT INTO policies (id, name, type, spec, project, "user", created_at) VALUES ($1, 'hv', $2, $3, 'p', 'u', now())`, [policy, type, spec]);
+        // beside a policy that never reads them, and disabled: a binding that might be enabled again counts
+        await m.query(
+          `INSERT INTO cluster_policies (id, cluster_id, policy_id, enabled, priority, data, attached_at)
+           VALUES ($1, $2, $3, false, 300, '{}', now()), ($4, $2, $5, true, 100, '{}', now())`,
+          [randomUUID(), cluster, policy, randomUUID(), ids.policyA],
+        );
+        const snapshot = await loadSnapshot(m, action({ cluster_id: cluster, target: cluster }), 'pre_op', new Date());
+        seen.push([label, 'hypervisors' in snapshot.cloud, readsHypervisors({ type, spec })]);
+        if ('hypervisors' in snapshot.cloud) expect(snapshot.cloud.hypervisors).toEqual(hypervisors);
+      }
+      expect(seen).toEqual([
+        ['affinity, DRS off by default', false, false],
+        ['affinity, DRS false', false, false],
+        ['affinity, DRS true', true, true],
+        ['affinity, DRS "true" (a string)', true, true],
+        ['affinity, DRS null', true, true],
+        ['affinity, no properties', false, false],
+        ['deletion', false, false],
+        ['zone placement', false, false],
+        ['scaling', false, false],
+        ['a plugin', true, true],
+        ['a type named like a built-in', true, true],
+      ]);
+    } finally {
+      await m.query(`UPDATE cloud_facts SET data = $1 WHERE kind = 'hypervisors'`, [
+        { error: 'Policy does not allow os_compute_api:os-hypervisors to be performed.' },
+      ]);
+    }
+  });
+
   it("prefers the project's own row to a cloud-wide row of the same kind", async () => {
     const m = db.dataSource.manager;
     await m.query(`INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES ('server_groups', '', $1, now())`, [{ items: [groupOfQ] }]);
     try {
-      expect((await loadCloud(m, 'p')).server_groups).toEqual([groupOfP]);
+      expect((await loadCloud(m, 'p', false)).server_groups).toEqual([groupOfP]);
       expect((await loadSnapshot(m, action(), 'pre_op', new Date())).cloud.server_groups).toEqual([groupOfP]);
     } finally {
       await m.query(`DELETE FROM cloud_facts WHERE kind = 'server_groups' AND project = ''`);

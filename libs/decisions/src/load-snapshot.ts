@@ -1,7 +1,15 @@
 import type { EntityManager } from 'typeorm';
 import type { ActionEntity } from '@trellis/persistence';
 import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
-import { IncompleteSnapshotError, victimListing, type ClusterSummary, type VictimOrder } from '@trellis/policies';
+import {
+  AFFINITY_POLICY_TYPE,
+  HYPERVISOR_FREE_POLICY_TYPES,
+  IncompleteSnapshotError,
+  readsHypervisors,
+  victimListing,
+  type ClusterSummary,
+  type VictimOrder,
+} from '@trellis/policies';
 
 /**
  * The input snapshot of a decision (decision 17): everything the policies may look at, read in the
@@ -12,7 +20,11 @@ export interface Snapshot {
   hook: 'pre_op' | 'post_op' | 'attach' | 'detach' | 'none';
   policies: SnapshotPolicy[];
   cluster: SnapshotCluster | null;
-  cloud: { availability_zones: unknown[]; hypervisors: unknown[]; server_groups: unknown[]; unreadable?: Record<string, string> };
+  /**
+   * `hypervisors` only when a policy that may read them is bound (readsHypervisors): at 10,000
+   * hypervisors the list is 1.6 MB of JSON, which every decision read and stored.
+   */
+  cloud: { availability_zones: unknown[]; hypervisors?: unknown[]; server_groups: unknown[]; unreadable?: Record<string, string> };
   action: { id: string; action: string; target: string; inputs: Record<string, unknown>; data: Record<string, unknown> };
   now: string;
   seed: number;
@@ -154,13 +166,29 @@ const SNAPSHOT_KINDS = [CloudFactKinds.availabilityZones, CloudFactKinds.hypervi
   .join(', ');
 
 /**
- * The Nova facts one project may see: the cloud-wide rows and that project's own (its server
- * groups), never another project's. `project` is SQL: a parameter or the cluster's column.
+ * Whether the cluster (SQL: `clusterId`) has a bound policy that may read the hypervisors
+ * (CloudView.hypervisors()): of the built-in types only the affinity policy does, with
+ * enable_drs_extension (a spec that does not say plain false counts: Senlin's Boolean takes
+ * strings too); a type Trellis does not ship (a plugin) may. libs/policies keeps the list
+ * (HYPERVISOR_FREE_POLICY_TYPES); load-snapshot.spec.ts holds this to `readsHypervisors`.
  */
-const FACTS_JSON = (project: string) => `
+export const READS_HYPERVISORS_SQL = (clusterId: string) => `EXISTS (
+    SELECT 1 FROM cluster_policies hb JOIN policies hp ON hp.id = hb.policy_id
+     WHERE hb.cluster_id = ${clusterId}
+       AND NOT (split_part(hp.type, '-', 1) IN (${HYPERVISOR_FREE_POLICY_TYPES.map((t) => `'${t}'`).join(', ')})
+                OR (split_part(hp.type, '-', 1) = '${AFFINITY_POLICY_TYPE}'
+                    AND coalesce(hp.spec->'properties'->'enable_drs_extension', 'false'::jsonb) = 'false'::jsonb)))`;
+
+/**
+ * The Nova facts one project may see: the cloud-wide rows and that project's own (its server
+ * groups), never another project's. `project` is SQL: a parameter or the cluster's column; the
+ * hypervisors only where `withHypervisors` (SQL) holds.
+ */
+const FACTS_JSON = (project: string, withHypervisors: string) => `
   SELECT coalesce(json_agg(json_build_object('kind', f.kind, 'project', f.project, 'data', f.data)), '[]'::json)
     FROM cloud_facts f
-   WHERE f.kind IN (${SNAPSHOT_KINDS}) AND f.project IN ('${CLOUD_WIDE_PROJECT}', ${project})`;
+   WHERE f.kind IN (${SNAPSHOT_KINDS}) AND f.project IN ('${CLOUD_WIDE_PROJECT}', ${project})
+     AND (f.kind <> '${CloudFactKinds.hypervisors}' OR ${withHypervisors})`;
 
 const CLUSTER_COLUMNS = 'c.id, c.name, c.min_size, c.max_size, c.desired_capacity, c.profile_id, p.type AS profile_type, p.spec AS profile_spec';
 
@@ -199,24 +227,29 @@ async function loadPolicy(m: EntityManager, policyId: string): Promise<SnapshotP
 
 type FactRow = { kind: string; project: string; data: { items?: unknown[]; error?: string } };
 
-/** The Nova facts as `project` sees them (the cluster's project, or the action's without a cluster). */
-export async function loadCloud(m: EntityManager, project: string): Promise<Snapshot['cloud']> {
-  const rows: Array<{ facts: FactRow[] }> = await m.query(`SELECT (${FACTS_JSON('$1')}) AS facts`, [project]);
-  return toCloud(rows[0].facts);
+/**
+ * The Nova facts as `project` sees them (the cluster's project, or the action's without a cluster),
+ * the hypervisors with them when `withHypervisors`.
+ */
+export async function loadCloud(m: EntityManager, project: string, withHypervisors: boolean): Promise<Snapshot['cloud']> {
+  const rows: Array<{ facts: FactRow[] }> = await m.query(`SELECT (${FACTS_JSON('$1', withHypervisors ? 'true' : 'false')}) AS facts`, [project]);
+  return toCloud(rows[0].facts, withHypervisors);
 }
 
-function toCloud(all: FactRow[]): Snapshot['cloud'] {
+function toCloud(all: FactRow[], withHypervisors: boolean): Snapshot['cloud'] {
   // one row per kind: the project's own row wins over a cloud-wide one (a server_groups row written
   // before facts were stored per project)
   const byKind = new Map<string, FactRow>();
   for (const r of all) if (!byKind.has(r.kind) || r.project !== CLOUD_WIDE_PROJECT) byKind.set(r.kind, r);
   const rows = [...byKind.values()];
   const items = (kind: string) => byKind.get(kind)?.data?.items ?? [];
-  const cloud: Snapshot['cloud'] = {
-    availability_zones: items(CloudFactKinds.availabilityZones),
-    hypervisors: items(CloudFactKinds.hypervisors),
-    server_groups: items(CloudFactKinds.serverGroups),
-  };
+  const cloud: Snapshot['cloud'] = withHypervisors
+    ? {
+        availability_zones: items(CloudFactKinds.availabilityZones),
+        hypervisors: items(CloudFactKinds.hypervisors),
+        server_groups: items(CloudFactKinds.serverGroups),
+      }
+    : { availability_zones: items(CloudFactKinds.availabilityZones), server_groups: items(CloudFactKinds.serverGroups) };
   // a fact the worker could not read (e.g. hypervisors without the admin role) is empty for the
   // policies; the decision record says why
   const unreadable = Object.fromEntries(rows.filter((r) => r.data?.error).map((r) => [r.kind, r.data.error as string]));
@@ -236,14 +269,15 @@ async function loadClusterSnapshot(
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
   const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts` : '';
   const rows: Array<Record<string, any>> = await m.query(
-    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, (${FACTS_JSON('c.project')}) AS facts${counts}
+    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, ${READS_HYPERVISORS_SQL('c.id')} AS reads_hypervisors,
+            (${FACTS_JSON('c.project', READS_HYPERVISORS_SQL('c.id'))}) AS facts${counts}
        FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
     [clusterId],
   );
   if (!rows.length) return null;
   const r = rows[0];
   const cluster = toCluster(r, []);
-  const cloud = toCloud(r.facts);
+  const cloud = toCloud(r.facts, r.reads_hypervisors === true);
   if (summarising) {
     const { nodes, summary } = await summarisedNodes(m, summarising, cluster, r.bindings, r.zone_counts, cloud);
     cluster.nodes = nodes;
@@ -468,8 +502,9 @@ export async function loadSnapshot(
   const cluster = loaded?.cluster ?? null;
   // a cluster that is gone still has bindings to none of its policies, as before
   const policies = loaded ? loaded.policies : clusterId ? await loadBindings(m, clusterId) : [];
-  // a cluster's facts are its project's; an action without one sees its own project's
-  const cloud = loaded ? loaded.cloud : await loadCloud(m, action.project);
+  // a cluster's facts are its project's; an action without one sees its own project's (with the
+  // hypervisors only if a cluster that is gone left bindings: no policy runs without one)
+  const cloud = loaded ? loaded.cloud : await loadCloud(m, action.project, policies.some(readsHypervisors));
   if (action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string') {
     // the policy being attached is not bound yet: it joins the snapshot without a binding
     const attaching = await loadPolicy(m, action.inputs.policy_id);

@@ -11,3 +11,25 @@ export const BUILTIN_POLICY_TYPES: PolicyClass[] = [
   ScalingPolicy,
   DeletionPolicy,
 ] as unknown as PolicyClass[];
+
+/** The built-in policy types (without their version) whose hooks never read the hypervisors. */
+export const HYPERVISOR_FREE_POLICY_TYPES: readonly string[] = ['senlin.policy.scaling', 'senlin.policy.zone_placement', 'senlin.policy.deletion'];
+
+/** The one built-in type that reads the hypervisors: with enable_drs_extension (AffinityPolicy.preOp). */
+export const AFFINITY_POLICY_TYPE = 'senlin.policy.affinity';
+
+/**
+ * Whether a bound policy may ask the cloud for its hypervisors (CloudView.hypervisors()), so that a
+ * decision's snapshot must carry them: the affinity policy whose spec's enable_drs_extension is
+ * there and not plain false (a string "false" counts: Senlin's Boolean parses strings), and any
+ * type Trellis does not ship (a plugin's hooks may read anything). The loader's SQL says the same
+ * (libs/decisions, READS_HYPERVISORS_SQL, held to this by its spec).
+ */
+export function readsHypervisors(policy: { type: string; spec?: unknown }): boolean {
+  const type = policy.type.split('-')[0];
+  if (HYPERVISOR_FREE_POLICY_TYPES.includes(type)) return false;
+  if (type !== AFFINITY_POLICY_TYPE) return true;
+  const properties = (policy.spec as { properties?: Record<string, unknown> } | null | undefined)?.properties;
+  const drs = properties && typeof properties === 'object' ? properties.enable_drs_extension : undefined;
+  return drs !== undefined && drs !== false;
+}

@@ -13,7 +13,8 @@ const DecisionRecord = view('DecisionRecord', {
   input: map({
     description:
       'The snapshot the engine decided from (POST /v1/evaluations format). Unless the caller is a cloud or project admin, ' +
-      "host names are shown as Nova's hostId (sha224 of project id + host) and cloud.hypervisors is [] with cloud.hidden saying how many there were.",
+      "host names are shown as Nova's hostId (sha224 of project id + host) and cloud.hypervisors (present when a bound policy may read them: " +
+        'affinity with enable_drs_extension, or a plugin) is [] with cloud.hidden saying how many there were.',
   }),
   output: map(),
   plan: nullable(map()),
