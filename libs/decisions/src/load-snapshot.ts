@@ -269,9 +269,11 @@ async function loadClusterSnapshot(
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
   const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts` : '';
   const rows: Array<Record<string, any>> = await m.query(
-    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, ${READS_HYPERVISORS_SQL('c.id')} AS reads_hypervisors,
-            (${FACTS_JSON('c.project', READS_HYPERVISORS_SQL('c.id'))}) AS facts${counts}
-       FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
+    `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, h.reads_hypervisors,
+            (${FACTS_JSON('c.project', 'h.reads_hypervisors')}) AS facts${counts}
+       FROM clusters c JOIN profiles p ON p.id = c.profile_id
+       CROSS JOIN LATERAL (SELECT ${READS_HYPERVISORS_SQL('c.id')} AS reads_hypervisors) h
+      WHERE c.id = $1`,
     [clusterId],
   );
   if (!rows.length) return null;
