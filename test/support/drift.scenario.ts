@@ -87,7 +87,14 @@ export async function vanishedGroupRepairedBeforeScaleOut(trellis: Embedded): Pr
   const first = await groupOf(api, clusterId);
   expect(first.name).toBe('hadoop-aa-1');
 
-  expect(await act(api, 'hadoop', { scale_out: { count: 3 } })).toMatchObject({ status: 'SUCCEEDED' });
+  const grown = await act(api, 'hadoop', { scale_out: { count: 3 } });
+  expect(grown).toMatchObject({ status: 'SUCCEEDED' });
+  // zone placement and the plugin (which says so) never read the hypervisors: the decision's
+  // snapshot carries none, though the cloud's facts hold them
+  const decided = await api.get(`/v1/actions/${grown.id}/decision`);
+  expect(decided.status).toBe(200);
+  expect(decided.body.decision.input.cloud.availability_zones.length).toBeGreaterThan(0);
+  expect(Object.keys(decided.body.decision.input.cloud)).not.toContain('hypervisors');
   // a node without a role: outside the group, and no repair touches it
   const plain = await api.post('/v1/nodes', { node: { name: 'edge', profile_id: 'hadoop-profile', cluster_id: 'hadoop', metadata: { roles: '' } } });
   expect(plain.status).toBe(202);
@@ -122,6 +129,11 @@ export async function vanishedGroupRepairedBeforeScaleOut(trellis: Embedded): Pr
   // a check afterwards finds nothing
   const check = await act(api, 'hadoop', { check: {} });
   expect(check).toMatchObject({ status: 'SUCCEEDED', status_reason: 'Cluster checking completed: the cloud matches the policies.' });
+  // judged after the worker's survey, on a snapshot read again: without the hypervisors too
+  const judged = await api.get(`/v1/actions/${check.id}/decision`);
+  expect(judged.status).toBe(200);
+  expect(judged.body.decision.input.cluster.nodes.length).toBeGreaterThan(0);
+  expect(Object.keys(judged.body.decision.input.cloud)).not.toContain('hypervisors');
 }
 
 /** `drift.on_scale: fail`: the scaling action that meets a vanished group fails, naming why. */

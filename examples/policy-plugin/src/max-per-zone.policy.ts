@@ -23,6 +23,8 @@ export interface MaxPerZoneProperties {
   priority: 350,
   singleton: true,
   hooks: ['validate', 'pre_op'],
+  // it reads the nodes' zones, never Nova's hypervisors: its decisions are loaded without them
+  readsHypervisors: false,
   properties: {
     max_nodes: Schema.Integer({ description: 'Most nodes of the cluster one availability zone may hold.', required: true }),
   },

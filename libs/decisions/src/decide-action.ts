@@ -17,6 +17,11 @@ export interface Evaluator extends DriftTypes {
   priorityOf(typeName: string): number;
   /** Senlin's max_nodes_per_cluster the decisions are made under (TRELLIS_MAX_NODES_PER_CLUSTER) */
   maxNodesPerCluster: number;
+  /**
+   * The policy types (without version) whose hooks never read the hypervisors, built-in and plugin
+   * (PolicyRegistry.hypervisorFreeTypes): what loadSnapshot leaves the hypervisors out for.
+   */
+  hypervisorFreeTypes: readonly string[];
 }
 
 export interface Decision {
@@ -395,6 +400,7 @@ export function createEvaluator(registry: PolicyRegistry, options: { maxNodesPer
     evaluate: (input, opts) => evaluate(input, { registry, newId: opts.newId, trustSpecDigests: true }),
     priorityOf: (typeName) => registry.get(typeName).meta.priority,
     maxNodesPerCluster: options.maxNodesPerCluster ?? DEFAULT_MAX_NODES_PER_CLUSTER,
+    hypervisorFreeTypes: registry.hypervisorFreeTypes(),
     ...driftTypesOf(registry),
   };
 }

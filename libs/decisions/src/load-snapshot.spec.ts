@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ActionEntity, Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { readsHypervisors } from '@trellis/policies';
+import { HYPERVISOR_FREE_POLICY_TYPES, readsHypervisors } from '@trellis/policies';
 import { loadBindings, loadCloud, loadCluster, loadSnapshot, seedOf } from './load-snapshot';
 
 /**
@@ -241,7 +241,9 @@ describe('loadSnapshot', () => {
     const hypervisors = [{ id: 1, hypervisor_hostname: 'drs-host-1', service: { host: 'drs-host-1' }, state: 'up', status: 'enabled' }];
     await m.query(`UPDATE cloud_facts SET data = $1 WHERE kind = 'hypervisors'`, [{ items: hypervisors }]);
     const affinity = (properties: Record<string, unknown>) => ({ type: 'senlin.policy.affinity', version: '1.0', properties });
-    const cases: Array<[string, string, unknown]> = [
+    const plugin = 'trellis.policy.role_anti_affinity';
+    const saysFree = [...HYPERVISOR_FREE_POLICY_TYPES, plugin];
+    const cases: Array<[string, string, unknown, (readonly string[])?]> = [
       ['affinity, DRS off by default', 'senlin.policy.affinity-1.0', affinity({ servergroup: { policies: 'anti-affinity' } })],
       ['affinity, DRS false', 'senlin.policy.affinity-1.0', affinity({ enable_drs_extension: false })],
       ['affinity, DRS true', 'senlin.policy.affinity-1.0', affinity({ enable_drs_extension: true })],
@@ -251,12 +253,15 @@ describe('loadSnapshot', () => {
       ['deletion', 'senlin.policy.deletion-1.1', { type: 'senlin.policy.deletion', version: '1.1', properties: { criteria: 'OLDEST_FIRST' } }],
       ['zone placement', 'senlin.policy.zone_placement-1.0', zoneSpec],
       ['scaling', 'senlin.policy.scaling-1.0', scalingSpec],
-      ['a plugin', 'trellis.policy.role_anti_affinity-1.0', { type: 'trellis.policy.role_anti_affinity', version: '1.0', properties: {} }],
+      ['a plugin', 'trellis.policy.role_anti_affinity-1.0', { type: plugin, version: '1.0', properties: {} }],
+      ['a plugin that says it never reads them', 'trellis.policy.role_anti_affinity-1.0', { type: plugin, version: '1.0', properties: {} }, saysFree],
+      ['another plugin, beside one that says so', 'x.policy.other-1.0', { type: 'x.policy.other', version: '1.0', properties: {} }, saysFree],
+      ['affinity with DRS, beside a plugin that says so', 'senlin.policy.affinity-1.0', affinity({ enable_drs_extension: true }), saysFree],
       ['a type named like a built-in', 'senlin.policy.scaling_plus-1.0', { type: 'senlin.policy.scaling_plus', version: '1.0', properties: {} }],
     ];
     try {
       const seen: Array<[string, boolean, boolean]> = [];
-      for (const [label, type, spec] of cases) {
+      for (const [label, type, spec, hypervisorFreeTypes] of cases) {
         const cluster = randomUUID();
         const policy = randomUUID();
         await m.query(
@@ -271,8 +276,8 @@ describe('loadSnapshot', () => {
            VALUES ($1, $2, $3, false, 300, '{}', now()), ($4, $2, $5, true, 100, '{}', now())`,
           [randomUUID(), cluster, policy, randomUUID(), ids.policyA],
         );
-        const snapshot = await loadSnapshot(m, action({ cluster_id: cluster, target: cluster }), 'pre_op', new Date());
-        seen.push([label, 'hypervisors' in snapshot.cloud, readsHypervisors({ type, spec })]);
+        const snapshot = await loadSnapshot(m, action({ cluster_id: cluster, target: cluster }), 'pre_op', new Date(), { hypervisorFreeTypes });
+        seen.push([label, 'hypervisors' in snapshot.cloud, readsHypervisors({ type, spec }, hypervisorFreeTypes)]);
         if ('hypervisors' in snapshot.cloud) expect(snapshot.cloud.hypervisors).toEqual(hypervisors);
       }
       expect(seen).toEqual([
@@ -286,6 +291,9 @@ describe('loadSnapshot', () => {
         ['zone placement', false, false],
         ['scaling', false, false],
         ['a plugin', true, true],
+        ['a plugin that says it never reads them', false, false],
+        ['another plugin, beside one that says so', true, true],
+        ['affinity with DRS, beside a plugin that says so', true, true],
         ['a type named like a built-in', true, true],
       ]);
     } finally {

@@ -169,13 +169,14 @@ const SNAPSHOT_KINDS = [CloudFactKinds.availabilityZones, CloudFactKinds.hypervi
  * Whether the cluster (SQL: `clusterId`) has a bound policy that may read the hypervisors
  * (CloudView.hypervisors()): of the built-in types only the affinity policy does, with
  * enable_drs_extension (a spec that does not say plain false counts: Senlin's Boolean takes
- * strings too); a type Trellis does not ship (a plugin) may. libs/policies keeps the list
- * (HYPERVISOR_FREE_POLICY_TYPES); load-snapshot.spec.ts holds this to `readsHypervisors`.
+ * strings too); a plugin does unless its type is among `hypervisorFree` (SQL, a text[]: the
+ * registry's hypervisorFreeTypes(), or HYPERVISOR_FREE_POLICY_TYPES without plugins).
+ * load-snapshot.spec.ts holds this to `readsHypervisors`.
  */
-export const READS_HYPERVISORS_SQL = (clusterId: string) => `EXISTS (
+export const READS_HYPERVISORS_SQL = (clusterId: string, hypervisorFree: string) => `EXISTS (
     SELECT 1 FROM cluster_policies hb JOIN policies hp ON hp.id = hb.policy_id
      WHERE hb.cluster_id = ${clusterId}
-       AND NOT (split_part(hp.type, '-', 1) IN (${HYPERVISOR_FREE_POLICY_TYPES.map((t) => `'${t}'`).join(', ')})
+       AND NOT (split_part(hp.type, '-', 1) = ANY (${hypervisorFree})
                 OR (split_part(hp.type, '-', 1) = '${AFFINITY_POLICY_TYPE}'
                     AND coalesce(hp.spec->'properties'->'enable_drs_extension', 'false'::jsonb) = 'false'::jsonb)))`;
 
@@ -266,15 +267,16 @@ async function loadClusterSnapshot(
   clusterId: string,
   /** the action whose decision may run on a summarised cluster; null: list every node */
   summarising: ActionEntity | null,
+  hypervisorFree: readonly string[],
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
   const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts` : '';
   const rows: Array<Record<string, any>> = await m.query(
     `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, h.reads_hypervisors,
             (${FACTS_JSON('c.project', 'h.reads_hypervisors')}) AS facts${counts}
        FROM clusters c JOIN profiles p ON p.id = c.profile_id
-       CROSS JOIN LATERAL (SELECT ${READS_HYPERVISORS_SQL('c.id')} AS reads_hypervisors) h
+       CROSS JOIN LATERAL (SELECT ${READS_HYPERVISORS_SQL('c.id', '$2::text[]')} AS reads_hypervisors) h
       WHERE c.id = $1`,
-    [clusterId],
+    [clusterId, hypervisorFree],
   );
   if (!rows.length) return null;
   const r = rows[0];
@@ -484,6 +486,12 @@ export interface LoadOptions {
    * reads the nodes itself.
    */
   everyNode?: boolean;
+  /**
+   * The policy types (without version) that never read the hypervisors: the evaluator's
+   * (`Evaluator.hypervisorFreeTypes`, the built-in ones and the plugins that say so). Defaults to
+   * the built-in ones: a plugin type then counts as reading them.
+   */
+  hypervisorFreeTypes?: readonly string[];
 }
 
 /**
@@ -500,13 +508,14 @@ export async function loadSnapshot(
 ): Promise<Snapshot> {
   const clusterId = action.cluster_id;
   const summarising = hook === 'pre_op' && !options.everyNode && SUMMARISED_ACTIONS.has(action.action) ? action : null;
-  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising) : null;
+  const hypervisorFree = options.hypervisorFreeTypes ?? HYPERVISOR_FREE_POLICY_TYPES;
+  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising, hypervisorFree) : null;
   const cluster = loaded?.cluster ?? null;
   // a cluster that is gone still has bindings to none of its policies, as before
   const policies = loaded ? loaded.policies : clusterId ? await loadBindings(m, clusterId) : [];
   // a cluster's facts are its project's; an action without one sees its own project's (with the
   // hypervisors only if a cluster that is gone left bindings: no policy runs without one)
-  const cloud = loaded ? loaded.cloud : await loadCloud(m, action.project, policies.some(readsHypervisors));
+  const cloud = loaded ? loaded.cloud : await loadCloud(m, action.project, policies.some((p) => readsHypervisors(p, hypervisorFree)));
   if (action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string') {
     // the policy being attached is not bound yet: it joins the snapshot without a binding
     const attaching = await loadPolicy(m, action.inputs.policy_id);
@@ -546,12 +555,13 @@ export async function usingEveryNodeIfNeeded<T>(
   snapshot: Snapshot,
   now: Date,
   use: (snapshot: Snapshot) => T | Promise<T>,
+  options: LoadOptions = {},
 ): Promise<{ snapshot: Snapshot; result: T }> {
   try {
     return { snapshot, result: await use(snapshot) };
   } catch (e) {
     if (!(e instanceof IncompleteSnapshotError) || !snapshot.cluster?.summary) throw e;
-    const whole = await loadSnapshot(m, action, snapshot.hook, now, { everyNode: true });
+    const whole = await loadSnapshot(m, action, snapshot.hook, now, { ...options, everyNode: true });
     return { snapshot: whole, result: await use(whole) };
   }
 }

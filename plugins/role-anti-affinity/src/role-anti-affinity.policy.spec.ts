@@ -55,6 +55,8 @@ describe('loading the plugin', () => {
   it('registers the type through loadPolicyPlugins beside the built-ins', () => {
     expect(loaded).toEqual(['trellis.policy.role_anti_affinity-1.0']);
     expect(registry.get('trellis.policy.role_anti_affinity-1.0').meta).toMatchObject({ priority: 300, singleton: true, bindingKey: 'RoleAntiAffinityPolicy' });
+    // its decisions' snapshots carry no hypervisors (every hook below runs on a cloud without them)
+    expect(registry.hypervisorFreeTypes()).toContain(TYPE);
     expect(() => loadPolicyPlugins(registry, [path.resolve(__dirname, '../index.ts')])).toThrow(
       'trellis.policy.role_anti_affinity-1.0 is already registered by RoleAntiAffinityPolicy',
     );

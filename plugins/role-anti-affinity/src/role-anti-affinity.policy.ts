@@ -58,6 +58,7 @@ interface PropertyProblem {
   singleton: true,
   hooks: ['validate', 'attach', 'detach', 'pre_op', 'drift'],
   bindingKey: BINDING_KEY,
+  readsHypervisors: false,
   version: BINDING_VERSION,
   properties: {
     roles: Schema.List({

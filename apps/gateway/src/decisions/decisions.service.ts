@@ -74,8 +74,9 @@ export class DecisionsService {
       project: req.caller.projectId,
       user: req.caller.userId,
     });
-    const first = await loadSnapshot(manager, action, 'pre_op', now);
-    const { result: d } = await usingEveryNodeIfNeeded(manager, action, first, now, (s) => decideAction(action, s, this.evaluator, defaultIds));
+    const loading = { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes };
+    const first = await loadSnapshot(manager, action, 'pre_op', now, loading);
+    const { result: d } = await usingEveryNodeIfNeeded(manager, action, first, now, (s) => decideAction(action, s, this.evaluator, defaultIds), loading);
     const show = await this.hosts.forCaller(manager, req.caller);
     return show(
       {

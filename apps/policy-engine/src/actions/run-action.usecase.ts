@@ -24,7 +24,7 @@ import {
 import type { DataSource, EntityManager } from 'typeorm';
 import { decideAction, defaultIds, type Evaluator, type IdSource } from '@trellis/decisions';
 import { emptyPlan, needsNova, type EnginePlan } from '@trellis/decisions';
-import { loadSnapshot, usingEveryNodeIfNeeded, type Snapshot } from '@trellis/decisions';
+import { loadSnapshot, usingEveryNodeIfNeeded, type LoadOptions, type Snapshot } from '@trellis/decisions';
 import { IncompleteSnapshotError } from '@trellis/policies';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
@@ -63,7 +63,11 @@ export class RunActionUseCase {
     private readonly ids: IdSource = defaultIds,
   ) {
     options.drift?.bindProceed((m, action, correlationId) => this.decide(m, action, { correlation_id: correlationId } as ActionRequestedMessage));
+    this.loading = { hypervisorFreeTypes: evaluator.hypervisorFreeTypes };
   }
+
+  /** how this engine's snapshots are read: without the hypervisors where its policy types never read them */
+  private readonly loading: LoadOptions;
 
   async execute(message: ActionRequestedMessage): Promise<RunActionResult> {
     const log = this.logger.child({ action_id: message.action_id, correlation_id: message.correlation_id });
@@ -76,7 +80,7 @@ export class RunActionUseCase {
       if (action.status !== 'READY') return { kind: 'not-runnable', status: action.status } as const;
       // one read of everything the decision looks at; the drift check before it needs the bindings
       const now = new Date();
-      const snapshot = await loadSnapshot(m, action, 'pre_op', now);
+      const snapshot = await loadSnapshot(m, action, 'pre_op', now, this.loading);
       const surveying = await this.options.drift?.beforeDecide(m, action, message.correlation_id, now, snapshot.policies);
       if (surveying) return surveying;
       return this.decide(m, action, message, { snapshot, now });
@@ -92,9 +96,16 @@ export class RunActionUseCase {
     loaded?: { snapshot: Snapshot; now: Date },
   ): Promise<RunActionResult> {
     const now = loaded?.now ?? new Date();
-    const first = loaded?.snapshot ?? (await loadSnapshot(m, action, 'pre_op', now));
+    const first = loaded?.snapshot ?? (await loadSnapshot(m, action, 'pre_op', now, this.loading));
     // a summarised snapshot that lists too few nodes for this decision is read again whole
-    const { snapshot, result: decision } = await usingEveryNodeIfNeeded(m, action, first, now, (s) => decideSafely(action, s, this.evaluator, this.ids));
+    const { snapshot, result: decision } = await usingEveryNodeIfNeeded(
+      m,
+      action,
+      first,
+      now,
+      (s) => decideSafely(action, s, this.evaluator, this.ids),
+      this.loading,
+    );
     // Writes nothing in this transaction reads go in the work order's outbox statement (one round
     // trip each fewer); on the paths that end the action here they run at once.
     const writes: SqlStatement[] = [decisionStatement(action, decision, now)];

@@ -14,6 +14,7 @@ import {
   type Evaluator,
   type Finding,
   type IdSource,
+  type LoadOptions,
   type Snapshot,
   type SnapshotPolicy,
 } from '@trellis/decisions';
@@ -74,6 +75,11 @@ export class DriftCoordinator {
     this.cleanup = new FailedScaleOutCleanup({ buildTimeoutSeconds, leaseSeconds, workOrderVersions });
   }
 
+  /** snapshots as the engine reads them: without the hypervisors where no bound policy reads them */
+  private loading(): LoadOptions {
+    return { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes };
+  }
+
   bindProceed(proceed: Proceed): void {
     this.proceed = proceed;
   }
@@ -122,7 +128,7 @@ export class DriftCoordinator {
     if (!SCALING.has(action.action) || !action.cluster_id || !snapshot.cluster) return;
     if (driftStateOf(action.outputs)) return;
     if (!driftBindings(snapshot.policies, this.evaluator).length) return;
-    const { result: findings } = await usingEveryNodeIfNeeded(m, action, snapshot, now, (s) => detectClusterDrift(s, this.evaluator));
+    const { result: findings } = await usingEveryNodeIfNeeded(m, action, snapshot, now, (s) => detectClusterDrift(s, this.evaluator), this.loading());
     await recordFindings(m, action, findings, now);
   }
 
@@ -183,7 +189,7 @@ export class DriftCoordinator {
       return this.finish(m, action, state, 'FAILED', `The nova-worker could not look at the cloud: ${result.reason}`, now);
     }
     // judged on every node: drift findings name them
-    const snapshot = await loadSnapshot(m, action, 'pre_op', now, { everyNode: true });
+    const snapshot = await loadSnapshot(m, action, 'pre_op', now, { ...this.loading(), everyNode: true });
     const verifying = step.detail.phase === 'verify';
 
     if (action.action === 'CLUSTER_CHECK' || (action.action === 'CLUSTER_REPAIR' && !verifying)) {

@@ -87,7 +87,7 @@ export class ApplyWorkResultUseCase {
 
   /** the AFTER chain: policies' post_op (scaling sets its binding's last_op) */
   private async postOp(m: EntityManager, action: ActionEntity, now: Date): Promise<void> {
-    const snapshot = await loadSnapshot(m, action, 'post_op', now);
+    const snapshot = await loadSnapshot(m, action, 'post_op', now, { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes });
     if (!snapshot.policies.some((p) => p.enabled)) return;
     const out = this.evaluator.evaluate(snapshot as never, { newId: () => defaultIds.uuid() });
     for (const u of out.binding_updates ?? []) {

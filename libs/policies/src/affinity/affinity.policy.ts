@@ -50,6 +50,8 @@ const DETACH_OK = 'Servergroup resource deletion succeeded.';
   priority: 300,
   hooks: ['validate', 'attach', 'detach', 'pre_op'],
   bindingKey: 'AffinityPolicy',
+  // only with enable_drs_extension: readsHypervisors() and the loader's SQL know that of this type
+  readsHypervisors: true,
   properties: {
     servergroup: Schema.Map({
       description: 'Properties of the VM server group',

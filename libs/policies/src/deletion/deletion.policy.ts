@@ -35,6 +35,7 @@ export interface DeletionProperties {
   priority: 400,
   hooks: ['pre_op'],
   bindingKey: 'DeletionPolicy',
+  readsHypervisors: false,
   properties: {
     criteria: Schema.String({
       description: 'Criteria used in selecting candidates for deletion',

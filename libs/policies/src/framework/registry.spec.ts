@@ -37,6 +37,33 @@ describe('PolicyRegistry', () => {
     expect(() => new PolicyRegistry().register(Plain as unknown as PolicyClass)).toThrow('Plain: it is not decorated with @PolicyType');
   });
 
+  it("lists the types that never read the hypervisors: the built-ins' and the plugins' that say so", () => {
+    const registry = PolicyRegistry.withBuiltins();
+    expect(registry.hypervisorFreeTypes()).toEqual(['senlin.policy.deletion', 'senlin.policy.scaling', 'senlin.policy.zone_placement']);
+    const declare = (name: string, version: string, readsHypervisors?: boolean) => {
+      @PolicyType({
+        name,
+        versions: { [version]: versions['1.0'] },
+        profileTypes: ['ANY'],
+        targets: [],
+        priority: 1,
+        hooks: [],
+        properties: {},
+        ...(readsHypervisors === undefined ? {} : { readsHypervisors }),
+      })
+      class Declared extends Policy {}
+      return Declared as unknown as PolicyClass;
+    };
+    registry.register(declare('x.free', '1.0', false)).register(declare('x.silent', '1.0')).register(declare('x.reads', '1.0', true));
+    // asked before and after a register: the list is not kept from before it
+    expect(registry.hypervisorFreeTypes()).toContain('x.free');
+    expect(registry.hypervisorFreeTypes()).not.toContain('x.silent');
+    expect(registry.hypervisorFreeTypes()).not.toContain('x.reads');
+    // the loader tests the name alone: one version that may read them takes the name out
+    registry.register(declare('x.free', '2.0', true));
+    expect(registry.hypervisorFreeTypes()).toEqual(['senlin.policy.deletion', 'senlin.policy.scaling', 'senlin.policy.zone_placement']);
+  });
+
   it('answers 404 text for an unknown type', () => {
     expect(() => PolicyRegistry.withBuiltins().get('senlin.policy.bogus-1.0')).toThrow("The policy_type 'senlin.policy.bogus-1.0' could not be found.");
   });

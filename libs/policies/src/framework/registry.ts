@@ -2,7 +2,7 @@ import { isPlainObject } from '../schema/py-format';
 import { CompiledResolver, compileSchemaMap } from '../schema/compiled';
 import { PolicySpec, normaliseEnvelope, specTypeName } from '../schema/spec';
 import { BUILTIN_POLICY_TYPES } from '../builtins';
-import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta } from './policy';
+import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta, hypervisorFreeTypeNames } from './policy';
 import { clonePlain } from './plain-data';
 import { PolicyCache } from './policy-cache';
 
@@ -42,6 +42,7 @@ export class PolicyRegistry {
   /** the same entries, for lookup by type and version without building the key (see entryFor) */
   private readonly entries: Entry[] = [];
   private readonly built = new PolicyCache();
+  private hypervisorFree: readonly string[] | null = null;
 
   static withBuiltins(): PolicyRegistry {
     const registry = new PolicyRegistry();
@@ -75,6 +76,7 @@ export class PolicyRegistry {
       this.types.set(entry.typeName, entry);
       this.entries.push(entry);
     }
+    this.hypervisorFree = null;
     return this;
   }
 
@@ -105,6 +107,16 @@ export class PolicyRegistry {
       }
     }
     return this.entry(specTypeName(spec));
+  }
+
+  /**
+   * The registered type names (without version) that never read the hypervisors (every class of
+   * the name declares `readsHypervisors: false`): the loader leaves the hypervisors out of a
+   * decision's snapshot when every bound policy is of one of them (or is the affinity policy
+   * without enable_drs_extension; see readsHypervisors).
+   */
+  hypervisorFreeTypes(): readonly string[] {
+    return (this.hypervisorFree ??= Object.freeze(hypervisorFreeTypeNames(this.entries.map((e) => e.meta))));
   }
 
   list(): RegisteredPolicyType[] {

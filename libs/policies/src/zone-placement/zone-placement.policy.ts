@@ -38,6 +38,7 @@ export function affinityChoosesZone(properties: Record<string, unknown> | null |
   priority: 300,
   hooks: ['validate', 'attach', 'pre_op', 'drift'],
   bindingKey: 'ZonePlacementPolicy',
+  readsHypervisors: false,
   properties: {
     zones: Schema.List({
       description: 'List of availability zones to choose from.',
