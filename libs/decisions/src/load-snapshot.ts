@@ -3,11 +3,13 @@ import type { ActionEntity } from '@trellis/persistence';
 import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
 import {
   AFFINITY_POLICY_TYPE,
+  BUILTIN_POLICY_TYPE_NAMES,
   HYPERVISOR_FREE_POLICY_TYPES,
   IncompleteSnapshotError,
   readsHypervisors,
   victimListing,
   type ClusterSummary,
+  type VictimListing,
   type VictimOrder,
 } from '@trellis/policies';
 
@@ -265,8 +267,8 @@ function toCloud(all: FactRow[], withHypervisors: boolean): Snapshot['cloud'] {
 async function loadClusterSnapshot(
   m: EntityManager,
   clusterId: string,
-  /** the action whose decision may run on a summarised cluster; null: list every node */
-  summarising: ActionEntity | null,
+  /** the action and hook whose decision may run on a summarised cluster; null: list every node */
+  summarising: { action: ActionEntity; hook: Snapshot['hook'] } | null,
   hypervisorFree: readonly string[],
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
   const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts` : '';
@@ -282,8 +284,12 @@ async function loadClusterSnapshot(
   const r = rows[0];
   const cluster = toCluster(r, []);
   const cloud = toCloud(r.facts, r.reads_hypervisors === true);
-  if (summarising) {
-    const { nodes, summary } = await summarisedNodes(m, summarising, cluster, r.bindings, r.zone_counts, cloud);
+  // A plugin's hook sees every node (evaluate() refuses the summary): its post_op snapshot is read
+  // whole at once. A pre_op one is still summarised: the engine reads it first for the bindings
+  // (whether to survey the cloud before deciding), and decides again on every node when told to.
+  const wholeForPlugin = summarising?.hook === 'post_op' && !r.bindings.every((b: SnapshotPolicy) => BUILTIN_POLICY_TYPE_NAMES.includes(b.type.split('-')[0]));
+  if (summarising && !wholeForPlugin) {
+    const { nodes, summary } = await summarisedNodes(m, summarising.action, summarising.hook, cluster, r.bindings, r.zone_counts, cloud);
     cluster.nodes = nodes;
     if (summary) cluster.summary = summary;
   } else cluster.nodes = toNodes(await m.query(NODES_SQL, [clusterId]));
@@ -409,12 +415,20 @@ function profileWalk(counts: ZoneCountRow[], depth: (zone: string | null) => num
 const SUMMARISED_ACTIONS = new Set(['CLUSTER_SCALE_OUT', 'CLUSTER_SCALE_IN', 'CLUSTER_RESIZE']);
 
 /**
+ * What a post_op snapshot lists: the bad nodes only, as a scale-out's. No built-in type's post_op
+ * reads a node (the scaling policy's stamps its binding's last_op); evaluate() takes a summarised
+ * post_op only from built-in policies, and a 10,000-node cluster's every scale action read them all.
+ */
+const NO_VICTIMS: VictimListing = { listed: 0, orders: [] };
+
+/**
  * A cluster's nodes as a summary: counts per zone from PostgreSQL, and only the nodes the action's
  * victim selection can need, or every node when it picks at random.
  */
 async function summarisedNodes(
   m: EntityManager,
   action: ActionEntity,
+  hook: Snapshot['hook'],
   cluster: SnapshotCluster,
   policies: SnapshotPolicy[],
   counts: ZoneCountRow[],
@@ -432,7 +446,7 @@ async function summarisedNodes(
     .filter((z): z is ZoneCountRow & { zone: string } => z.zone !== null)
     .map((z) => ({ name: z.zone, nodes: z.nodes, active: z.active }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const listing = victimListing({ action: action.action, inputs: action.inputs ?? {} }, policies, cluster, nodeCount, { zones, cloud });
+  const listing = hook === 'post_op' ? NO_VICTIMS : victimListing({ action: action.action, inputs: action.inputs ?? {} }, policies, cluster, nodeCount, { zones, cloud });
   if (!listing) return { nodes: toNodes(await m.query(NODES_SQL, [cluster.id])) };
   // each zone as deep as its share of a zone plan, where one bounds it (victimListing)
   const depths = listing.zones;
@@ -507,7 +521,8 @@ export async function loadSnapshot(
   options: LoadOptions = {},
 ): Promise<Snapshot> {
   const clusterId = action.cluster_id;
-  const summarising = hook === 'pre_op' && !options.everyNode && SUMMARISED_ACTIONS.has(action.action) ? action : null;
+  const summarising =
+    !options.everyNode && ((hook === 'pre_op' && SUMMARISED_ACTIONS.has(action.action)) || hook === 'post_op') ? { action, hook } : null;
   const hypervisorFree = options.hypervisorFreeTypes ?? HYPERVISOR_FREE_POLICY_TYPES;
   const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising, hypervisorFree) : null;
   const cluster = loaded?.cluster ?? null;

@@ -144,5 +144,71 @@ describe(`loadSnapshot: summarised clusters (${name})`, () => {
       });
     }
   }
+
+  // the AFTER chain of a successful action: built-in post_op hooks read no node, so the snapshot
+  // lists the bad nodes only, and the chain ends the same as on every node
+  for (const [c, cluster] of clusters.entries()) {
+    const { criterion, scalingBound } = variants[c];
+    it(`${criterion ?? 'no deletion policy'}${scalingBound ? '' : ' (no scaling policy)'}: post_op lists the bad nodes only and ends the same`, async () => {
+      const m = db.dataSource.manager;
+      const now = new Date('2026-11-26T12:00:00.000Z');
+      for (const [, patch] of cases) {
+        const a = action(cluster, patch);
+        const whole = await loadSnapshot(m, a, 'post_op', now, { everyNode: true });
+        const part = await loadSnapshot(m, a, 'post_op', now);
+        const wc = whole.cluster!;
+        const reference = summariseNodes(wc.nodes, { listed: 0, orders: [] }, timestampMillis);
+        expect(part.cluster).toStrictEqual({ ...wc, nodes: reference.nodes, summary: reference.summary });
+        expect(part.cluster!.nodes.every((n) => n.status !== 'ACTIVE' || n.tainted || !n.created_at)).toBe(true);
+        const run = (s: Snapshot) => evaluator.evaluate(s as never, { newId: () => 'id' });
+        const full = run(whole);
+        expect(run(part)).toStrictEqual(full);
+        expect(full.status).toBe('OK');
+        // the scaling policy stamps its binding after a scale-in or a scale-out (Senlin checks it
+        // AFTER both, whatever its event), not after a resize
+        const stamps = scalingBound && a.action !== 'CLUSTER_RESIZE' ? 1 : 0;
+        expect(full.binding_updates).toHaveLength(stamps);
+      }
+    });
+  }
+
+  it("lists every node in the post_op snapshot of a cluster with a plugin's policy bound: no summary", async () => {
+    const m = db.dataSource.manager;
+    const q = (sql: string, params: unknown[]) => db.dataSource.query(sql, params);
+    const cluster = randomUUID();
+    const plugin = randomUUID();
+    await q(
+      `INSERT INTO clusters (id, name, profile_id, project, "user", min_size, max_size, desired_capacity, timeout, status)
+       VALUES ($1, 'with-plugin', $2, 'p', 'u', 0, -1, 3, 3600, 'ACTIVE')`,
+      [cluster, profiles[0]],
+    );
+    for (let i = 0; i < 3; i++) {
+      await q(
+        `INSERT INTO nodes (id, name, cluster_id, profile_id, project, "user", physical_id, index, status, data, metadata, tainted, created_at)
+         VALUES ($1, $2, $3, $4, 'p', 'u', $5, $6, 'ACTIVE', $7, '{}', false, now())`,
+        [randomUUID(), `pn${i}`, cluster, profiles[0], `srv-p-${i}`, i + 1, { placement: { zone: 'az1' } }],
+      );
+    }
+    await q(`INSERT INTO policies (id, name, type, spec, project, "user", created_at) VALUES ($1, 'raa', 'trellis.policy.role_anti_affinity-1.0', $2, 'p', 'u', now())`, [
+      plugin,
+      { type: 'trellis.policy.role_anti_affinity', version: '1.0', properties: { roles: ['db'] } },
+    ]);
+    // disabled: evaluate() refuses a summary whatever the binding's state
+    await q(`INSERT INTO cluster_policies (id, cluster_id, policy_id, enabled, priority, data, attached_at) VALUES ($1, $2, $3, false, 300, '{}', now())`, [
+      randomUUID(),
+      cluster,
+      plugin,
+    ]);
+    const now = new Date('2026-11-26T12:00:00.000Z');
+    for (const patch of [{ action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 } }, { action: 'CLUSTER_SCALE_IN', inputs: { count: 1 } }]) {
+      const a = action(cluster, patch);
+      const part = await loadSnapshot(m, a, 'post_op', now);
+      expect(part).toStrictEqual(await loadSnapshot(m, a, 'post_op', now, { everyNode: true }));
+      expect(part.cluster!.summary).toBeUndefined();
+      expect(part.cluster!.nodes).toHaveLength(3);
+      // pre_op: summarised (evaluate() then asks for every node)
+      expect((await loadSnapshot(m, a, 'pre_op', now)).cluster!.summary).toBeDefined();
+    }
+  });
 });
 }

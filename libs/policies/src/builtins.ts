@@ -12,6 +12,11 @@ export const BUILTIN_POLICY_TYPES: PolicyClass[] = [
   DeletionPolicy,
 ] as unknown as PolicyClass[];
 
+/** The names (without version) of the types Trellis ships, sorted. */
+export const BUILTIN_POLICY_TYPE_NAMES: readonly string[] = Object.freeze(
+  [...new Set(BUILTIN_POLICY_TYPES.map((cls) => (cls[POLICY_TYPE_META] as PolicyTypeMeta).name))].sort(),
+);
+
 /**
  * The built-in policy types (without their version) whose hooks never read the hypervisors (they
  * declare `readsHypervisors: false`): what a process without plugins leaves them out for.

@@ -134,7 +134,8 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   const policies = input.policies ?? [];
   if (!Array.isArray(policies)) throw new EvaluationInputError('policies', 'must be a list');
 
-  if (cluster.summary && hook !== 'pre_op') throw new IncompleteSnapshotError(`the ${hook} hook is evaluated on the whole node list`);
+  // pre_op and post_op take a summary from built-in policies only (below); attach and detach never
+  if (cluster.summary && (hook === 'attach' || hook === 'detach')) throw new IncompleteSnapshotError(`the ${hook} hook is evaluated on the whole node list`);
 
   if (hook === 'attach' || hook === 'detach') {
     if (policies.length !== 1) throw new EvaluationInputError('policies', `${hook} takes exactly one policy, got ${policies.length}`);
@@ -152,7 +153,9 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   });
   const when = hook === 'pre_op' ? 'BEFORE' : 'AFTER';
   const builtinOnly = bindings.every((b) => isBuiltin(b.policy));
-  // a plugin's hook may read every node: it never decides on a partial list
+  // a plugin's hook may read every node: it never decides on a partial list. The built-in types'
+  // post_op hooks read no node at all (the scaling policy's stamps its binding), so a post_op
+  // summary lists only the bad nodes (evaluate.summary-post-op.spec.ts holds them to it).
   if (cluster.summary && !builtinOnly) throw new IncompleteSnapshotError('a plugin policy is attached; it sees the whole node list');
   // One zone index for the decision, shared by the hooks and the plan. Only built-in policies run
   // with it: they never change the snapshot, whereas a plugin's hook might move a node between zones.

@@ -9,7 +9,7 @@ import {
 import type { DataSource, EntityManager } from 'typeorm';
 import { defaultIds, type Evaluator } from '@trellis/decisions';
 import type { EnginePlan } from '@trellis/decisions';
-import { loadSnapshot } from '@trellis/decisions';
+import { loadSnapshot, usingEveryNodeIfNeeded } from '@trellis/decisions';
 import { finishAction } from './finish-action';
 import { applyNodeUpdates } from '../actions/node-updates';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
@@ -87,9 +87,18 @@ export class ApplyWorkResultUseCase {
 
   /** the AFTER chain: policies' post_op (scaling sets its binding's last_op) */
   private async postOp(m: EntityManager, action: ActionEntity, now: Date): Promise<void> {
-    const snapshot = await loadSnapshot(m, action, 'post_op', now, { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes });
-    if (!snapshot.policies.some((p) => p.enabled)) return;
-    const out = this.evaluator.evaluate(snapshot as never, { newId: () => defaultIds.uuid() });
+    // summarised where only built-in policies are bound (their post_op hooks read no node)
+    const loading = { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes };
+    const first = await loadSnapshot(m, action, 'post_op', now, loading);
+    if (!first.policies.some((p) => p.enabled)) return;
+    const { result: out } = await usingEveryNodeIfNeeded(
+      m,
+      action,
+      first,
+      now,
+      (s) => this.evaluator.evaluate(s as never, { newId: () => defaultIds.uuid() }),
+      loading,
+    );
     for (const u of out.binding_updates ?? []) {
       await m
         .getRepository(ClusterPolicyEntity)

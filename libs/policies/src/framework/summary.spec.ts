@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { EvaluationInput, EvaluationInputError, evaluate } from '../evaluate';
 import { timestampMillis } from '../resize/victims';
+import { HookContext, Policy, PolicyClass, PolicyType } from './policy';
 import { PolicyRegistry } from './registry';
 import { IncompleteSnapshotError, VictimListing, summariseNodes, victimListing } from './summary';
 import { NodeSnapshot, VictimOrder } from './types';
@@ -77,6 +78,49 @@ describe('a summarised cluster decides as the whole node list does', () => {
     );
     // most random snapshots must be decided on their summary, or the property proves little
     expect(decided).toBeGreaterThan(1500);
+  });
+
+  it('ends the AFTER chain the same on a summary that lists only the bad nodes: no built-in post_op reads a node', () => {
+    const affinity = policy('senlin.policy.affinity', fc.constant('1.0'), fc.record({ servergroup: fc.constant({ policies: 'anti-affinity' }) }));
+    const afterwards = preOpSnapshot({
+      nodes: fc.array(node, { maxLength: 40 }).map((nodes) => nodes.map((n, i) => ({ ...n, id: `n${i + 1}` }))),
+      policies: policyChains([scalingPolicy, zonePolicy, deletion], [scalingPolicy, affinity], [scalingPolicy, scalingPolicy, zonePolicy, deletion, affinity], [zonePolicy]),
+      action: clusterAction(fc.oneof(fc.integer({ min: 1, max: 30 }), fc.constant(null))),
+    }).map((input): EvaluationInput => ({ ...input, hook: 'post_op' }));
+    let stamped = 0;
+    fc.assert(
+      fc.property(afterwards, (input) => {
+        const whole = outcome(() => evaluate(JSON.parse(JSON.stringify(input)), { registry }));
+        const part = outcome(() => evaluate(summarised(input, 0, []), { registry }));
+        expect(part).toBe(whole);
+        if (whole.includes('"last_op"')) stamped++;
+      }),
+      { numRuns: 1500 },
+    );
+    // the scaling policy's post_op ran (and stamped its binding) in many of them
+    expect(stamped).toBeGreaterThan(150);
+  });
+
+  it('refuses a summary for attach and detach, and for a post_op beside a plugin policy', () => {
+    @PolicyType({ name: 'x.policy.counts_after', versions: { '1.0': [{ status: 'EXPERIMENTAL', since: '2025.01' }] }, profileTypes: ['ANY'], targets: [['AFTER', 'CLUSTER_SCALE_OUT']], priority: 500, hooks: ['post_op'], properties: {} })
+    class CountsAfter extends Policy {
+      override postOp(ctx: HookContext): string {
+        return `${ctx.cluster.nodes.length} nodes`;
+      }
+    }
+    const withPlugin = PolicyRegistry.withBuiltins().register(CountsAfter as unknown as PolicyClass);
+    const nodes = Array.from({ length: 4 }, (_, i) => ({ id: `n${i + 1}`, status: 'ACTIVE', created_at: '2024-01-01T00:00:00.000Z', data: { placement: { zone: 'az1' } } }));
+    const input = (hook: EvaluationInput['hook']): EvaluationInput => ({
+      hook,
+      policies: [{ id: 'p1', spec: { type: 'x.policy.counts_after', version: '1.0', properties: {} } }],
+      cluster: { id: 'c1', nodes },
+      cloud: { availability_zones: [{ zoneName: 'az1' }], server_groups: [] },
+      action: { action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 } },
+      now: '2026-01-01T00:00:00.000Z',
+    });
+    expect(evaluate(input('post_op'), { registry: withPlugin }).trace[0].reason).toBe('4 nodes');
+    expect(() => evaluate(summarised(input('post_op'), 0, []), { registry: withPlugin })).toThrow(IncompleteSnapshotError);
+    for (const hook of ['attach', 'detach'] as const) expect(() => evaluate(summarised(input(hook), 0, []), { registry: withPlugin })).toThrow(IncompleteSnapshotError);
   });
 
   it('decides on the summary when the listed nodes are enough, and refuses a random pick', () => {
