@@ -114,9 +114,18 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
   const p = intParams(
     'big-clusters',
     ctx.params,
-    { clusters: ctx.quick ? 60 : 1000, nodes: ctx.quick ? 20 : 100, actions: ctx.quick ? 2 : 10, samples: ctx.quick ? 15 : 200, ...deployedHeapLimits(ctx.root) },
+    {
+      clusters: ctx.quick ? 60 : 1000,
+      nodes: ctx.quick ? 20 : 100,
+      actions: ctx.quick ? 2 : 10,
+      samples: ctx.quick ? 15 : 200,
+      // the cloud's size: the gateway hides every host name of it from members
+      hosts_per_zone: 10,
+      ...deployedHeapLimits(ctx.root),
+    },
     {
       clusters: { min: 30, max: 20_000 },
+      hosts_per_zone: { min: 1, max: 10_000 },
       nodes: { min: 1, max: 1000 },
       actions: { min: 1, max: 100 },
       samples: { min: 5, max: 10_000 },
@@ -127,7 +136,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
   const loadBefore = loadavg();
   const flags = heapFlags(p);
   ctx.progress.start('starting the four services', 1);
-  const stack = await startStack({ root: ctx.root, buildDelayMs: 0, zones: 2, hostsPerZone: 10, instancesPerHost: 100, env: flags ? { NODE_OPTIONS: flags } : {} });
+  const stack = await startStack({ root: ctx.root, buildDelayMs: 0, zones: 2, hostsPerZone: p.hosts_per_zone, instancesPerHost: 100, env: flags ? { NODE_OPTIONS: flags } : {} });
   ctx.progress.end();
   const db = new Client({ connectionString: stack.db.url });
   await db.connect();
@@ -141,7 +150,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     const rows = p.clusters * p.nodes;
     ctx.progress.start(`inserting ${p.clusters.toLocaleString('en-US')} clusters × ${p.nodes} nodes, 2 bindings and ${p.actions} actions each`, 1);
     const seedStart = Date.now();
-    const clusterIds = await seedClusters(db, { profileId: profile, clusters: p.clusters, nodesPerCluster: p.nodes, zones: 2, hostsPerZone: 10, namePrefix: 'big', policyIds: [zones, deletion] });
+    const clusterIds = await seedClusters(db, { profileId: profile, clusters: p.clusters, nodesPerCluster: p.nodes, zones: 2, hostsPerZone: p.hosts_per_zone, namePrefix: 'big', policyIds: [zones, deletion] });
     const actionRows = await seedActions(db, p.actions);
     // what autovacuum does soon after a bulk insert (autovacuum_vacuum_insert_threshold): the
     // visibility map lets index-only scans skip the heap, as they do on a database in service
@@ -316,7 +325,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
       }),
     ];
     return {
-      parameters: { ...p, heap_flags: flags, seed: 'seedClusters (INSERT … SELECT generate_series), 2 zones × 10 hosts, 2 bindings per cluster; actions by INSERT … SELECT; then VACUUM ANALYZE' },
+      parameters: { ...p, heap_flags: flags, seed: `seedClusters (INSERT … SELECT generate_series), 2 zones × ${p.hosts_per_zone} hosts, 2 bindings per cluster; actions by INSERT … SELECT; then VACUUM ANALYZE` },
       figures: {
         seed_seconds: seedSeconds,
         load_before: loadBefore,

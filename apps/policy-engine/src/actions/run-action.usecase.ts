@@ -62,7 +62,7 @@ export class RunActionUseCase {
     private readonly options: RunActionOptions,
     private readonly ids: IdSource = defaultIds,
   ) {
-    options.drift?.bindProceed((m, action, correlationId) => this.decide(m, action, { correlation_id: correlationId } as ActionRequestedMessage));
+    options.drift?.bindProceed((m, action, correlationId, loaded) => this.decide(m, action, { correlation_id: correlationId } as ActionRequestedMessage, loaded));
     this.loading = { hypervisorFreeTypes: evaluator.hypervisorFreeTypes };
   }
 

@@ -40,7 +40,8 @@ export interface DriftCoordinatorOptions {
 }
 
 /** Decides and orders an action the usual way, once drift has been dealt with. */
-export type Proceed = (m: EntityManager, action: ActionEntity, correlationId: string) => Promise<RunActionResult>;
+/** `loaded`: a pre_op snapshot read in this transaction with nothing changed since, decided on as it is */
+export type Proceed = (m: EntityManager, action: ActionEntity, correlationId: string, loaded?: { snapshot: Snapshot; now: Date }) => Promise<RunActionResult>;
 
 /** The cluster config key that says what a growing action does when it meets a vanished group. */
 export const ON_SCALE_KEY = 'drift.on_scale';
@@ -216,7 +217,8 @@ export class DriftCoordinator {
     // a scaling action
     state.findings = findings;
     const ungrouped = findings.filter((f) => f.kind === 'group_missing' || f.kind === 'role_node_ungrouped');
-    if (!ungrouped.length || !GROWING.has(action.action)) return this.goOn(m, action, state, result.correlation_id);
+    // nothing to repair: decided on the snapshot just read (every node), not read a third time
+    if (!ungrouped.length || !GROWING.has(action.action)) return this.goOn(m, action, state, result.correlation_id, { snapshot, now });
     const cluster = await m.getRepository(ClusterEntity).findOneByOrFail({ id: action.cluster_id! });
     const mode = onScaleMode(cluster.config);
     if (typeof mode !== 'string') return this.finish(m, action, state, 'FAILED', `${vanishedText(ungrouped)} ${mode.error}`, now);
@@ -275,10 +277,16 @@ export class DriftCoordinator {
     return this.goOn(m, action, state, correlationId);
   }
 
-  private async goOn(m: EntityManager, action: ActionEntity, state: DriftState, correlationId: string): Promise<void> {
+  private async goOn(
+    m: EntityManager,
+    action: ActionEntity,
+    state: DriftState,
+    correlationId: string,
+    loaded?: { snapshot: Snapshot; now: Date },
+  ): Promise<void> {
     if (!this.proceed) throw new Error('DriftCoordinator used before bindProceed');
     action.outputs = { ...(action.outputs ?? {}), drift: state };
-    await this.proceed(m, action, correlationId);
+    await this.proceed(m, action, correlationId, loaded);
   }
 
   private async survey(m: EntityManager, action: ActionEntity, phase: 'before' | 'verify', correlationId: string, now: Date): Promise<void> {
