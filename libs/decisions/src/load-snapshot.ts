@@ -511,7 +511,9 @@ export interface LoadOptions {
 /**
  * The decision's input. A pre_op snapshot of a scale-out, scale-in or resize is summarised (issue
  * 15): PostgreSQL counts the nodes per zone and only the nodes the action may pick as victims are
- * listed; the stored snapshot replays the decision exactly, as a whole list would.
+ * listed; the stored snapshot replays the decision exactly, as a whole list would. A post_op
+ * snapshot is summarised with only the bad nodes listed (NO_VICTIMS), unless a plugin's policy is
+ * bound.
  */
 export async function loadSnapshot(
   m: EntityManager,
