@@ -95,6 +95,8 @@ export async function vanishedGroupRepairedBeforeScaleOut(trellis: Embedded): Pr
   expect(decided.status).toBe(200);
   expect(decided.body.decision.input.cloud.availability_zones.length).toBeGreaterThan(0);
   expect(Object.keys(decided.body.decision.input.cloud)).not.toContain('hypervisors');
+  // and decided on a summary (the plugin counts its groups' members; no node listed)
+  expect(decided.body.decision.input.cluster.summary).toMatchObject({ node_count: 0, groups: [] });
   // a node without a role: outside the group, and no repair touches it
   const plain = await api.post('/v1/nodes', { node: { name: 'edge', profile_id: 'hadoop-profile', cluster_id: 'hadoop', metadata: { roles: '' } } });
   expect(plain.status).toBe(202);
@@ -112,6 +114,10 @@ export async function vanishedGroupRepairedBeforeScaleOut(trellis: Embedded): Pr
   expect(group).toMatchObject({ name: 'hadoop-aa-1', created: true });
   expect(group.id).not.toBe(first.id);
   await expectUnderGroup(trellis, api, clusterId, group.id, 4);
+  // decided after the repair on a summary: the group's 3 members counted, none listed
+  const decision = (await api.get(`/v1/actions/${out.id}/decision`)).body.decision;
+  expect(decision.input.cluster.summary.groups).toEqual([{ id: group.id, nodes: 3 }]);
+  expect(decision.input.cluster.nodes).toEqual([]);
   const after = await nodesOf(api, clusterId);
   expect(after.find((n) => n.name === 'edge')).toMatchObject({ id: edge.id, physical_id: edge.physical_id });
   expect(after.filter((n) => before.includes(n.id)).map((n) => n.name)).toEqual(['edge']);

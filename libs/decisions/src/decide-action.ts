@@ -22,6 +22,8 @@ export interface Evaluator extends DriftTypes {
    * (PolicyRegistry.hypervisorFreeTypes): what loadSnapshot leaves the hypervisors out for.
    */
   hypervisorFreeTypes: readonly string[];
+  /** The policy types (without version) that decide on a summarised cluster (PolicyRegistry.summarisedTypes). */
+  summarisedTypes: readonly string[];
 }
 
 export interface Decision {
@@ -401,6 +403,7 @@ export function createEvaluator(registry: PolicyRegistry, options: { maxNodesPer
     priorityOf: (typeName) => registry.get(typeName).meta.priority,
     maxNodesPerCluster: options.maxNodesPerCluster ?? DEFAULT_MAX_NODES_PER_CLUSTER,
     hypervisorFreeTypes: registry.hypervisorFreeTypes(),
+    summarisedTypes: registry.summarisedTypes(),
     ...driftTypesOf(registry),
   };
 }

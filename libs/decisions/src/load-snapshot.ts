@@ -270,26 +270,30 @@ async function loadClusterSnapshot(
   /** the action and hook whose decision may run on a summarised cluster; null: list every node */
   summarising: { action: ActionEntity; hook: Snapshot['hook'] } | null,
   hypervisorFree: readonly string[],
+  summarisedTypes: readonly string[],
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
-  const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts` : '';
+  // the members of each server group are counted only where a plugin's policy is bound
+  const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts, (${GROUP_COUNTS_JSON('c.id', '$3::text[]')}) AS group_counts` : '';
   const rows: Array<Record<string, any>> = await m.query(
     `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, h.reads_hypervisors,
             (${FACTS_JSON('c.project', 'h.reads_hypervisors')}) AS facts${counts}
        FROM clusters c JOIN profiles p ON p.id = c.profile_id
        CROSS JOIN LATERAL (SELECT ${READS_HYPERVISORS_SQL('c.id', '$2::text[]')} AS reads_hypervisors) h
       WHERE c.id = $1`,
-    [clusterId, hypervisorFree],
+    summarising ? [clusterId, hypervisorFree, BUILTIN_POLICY_TYPE_NAMES] : [clusterId, hypervisorFree],
   );
   if (!rows.length) return null;
   const r = rows[0];
   const cluster = toCluster(r, []);
   const cloud = toCloud(r.facts, r.reads_hypervisors === true);
-  // A plugin's hook sees every node (evaluate() refuses the summary): its post_op snapshot is read
-  // whole at once. A pre_op one is still summarised: the engine reads it first for the bindings
-  // (whether to survey the cloud before deciding), and decides again on every node when told to.
-  const wholeForPlugin = summarising?.hook === 'post_op' && !r.bindings.every((b: SnapshotPolicy) => BUILTIN_POLICY_TYPE_NAMES.includes(b.type.split('-')[0]));
-  if (summarising && !wholeForPlugin) {
+  // A policy whose type does not decide on a summary (a plugin's, unless it says it does) sees every
+  // node: its post_op snapshot is read whole at once. A pre_op one is still summarised: the engine
+  // reads it first for the bindings (whether to survey the cloud before deciding), and decides again
+  // on every node when told to.
+  const wholeForPost = summarising?.hook === 'post_op' && !r.bindings.every((b: SnapshotPolicy) => summarisedTypes.includes(b.type.split('-')[0]));
+  if (summarising && !wholeForPost) {
     const { nodes, summary } = await summarisedNodes(m, summarising.action, summarising.hook, cluster, r.bindings, r.zone_counts, cloud);
+    if (summary && r.group_counts) summary.groups = sortedGroups(r.group_counts);
     cluster.nodes = nodes;
     if (summary) cluster.summary = summary;
   } else cluster.nodes = toNodes(await m.query(NODES_SQL, [clusterId]));
@@ -319,6 +323,26 @@ const ZONE_COUNTS_JSON = (clusterId: string) => `
                     FROM nodes z WHERE z.cluster_id = ${clusterId} GROUP BY 1, 2) g
             LEFT JOIN profiles gp ON gp.id = g.profile_id
            GROUP BY 1) s`;
+
+/**
+ * Nodes per server group they recorded (`data.placement.servergroup`, a string), for a summary's
+ * `groups`: only where a bound policy is not of a built-in type (`builtin`, SQL text[]), whose hooks
+ * never count them (serverGroupMembers). NULL otherwise.
+ */
+const GROUP_COUNTS_JSON = (clusterId: string, builtin: string) => `
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM cluster_policies gb JOIN policies gp ON gp.id = gb.policy_id
+                            WHERE gb.cluster_id = ${clusterId} AND NOT split_part(gp.type, '-', 1) = ANY (${builtin}))
+    THEN (SELECT coalesce(json_agg(json_build_object('id', g.id, 'nodes', g.nodes)), '[]'::json)
+            FROM (SELECT n.data #>> '{placement,servergroup}' AS id, count(*)::int AS nodes
+                    FROM nodes n
+                   WHERE n.cluster_id = ${clusterId} AND jsonb_typeof(n.data #> '{placement,servergroup}') = 'string'
+                   GROUP BY 1) g)
+  END`;
+
+/** A summary's groups in the order of groupCounts (libs/policies), the reference: by id, code unit order. */
+function sortedGroups(rows: Array<{ id: string; nodes: number }>): Array<{ id: string; nodes: number }> {
+  return rows.map((g) => ({ id: g.id, nodes: g.nodes })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
 
 /**
  * Read only through the index of migration 1795970000000 (nodes (cluster_id, placement_zone,
@@ -506,6 +530,17 @@ export interface LoadOptions {
    * the built-in ones: a plugin type then counts as reading them.
    */
   hypervisorFreeTypes?: readonly string[];
+  /**
+   * The policy types (without version) that decide on a summarised cluster: the evaluator's
+   * (`Evaluator.summarisedTypes`). Defaults to the built-in ones. A post_op snapshot is read whole
+   * where a bound policy is of another type.
+   */
+  summarisedTypes?: readonly string[];
+}
+
+/** How the engine and the gateway read a snapshot for `evaluator`: with its lists of types. */
+export function loadingFor(evaluator: { hypervisorFreeTypes: readonly string[]; summarisedTypes: readonly string[] }): LoadOptions {
+  return { hypervisorFreeTypes: evaluator.hypervisorFreeTypes, summarisedTypes: evaluator.summarisedTypes };
 }
 
 /**
@@ -526,7 +561,8 @@ export async function loadSnapshot(
   const summarising =
     !options.everyNode && ((hook === 'pre_op' && SUMMARISED_ACTIONS.has(action.action)) || hook === 'post_op') ? { action, hook } : null;
   const hypervisorFree = options.hypervisorFreeTypes ?? HYPERVISOR_FREE_POLICY_TYPES;
-  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising, hypervisorFree) : null;
+  const summarisedTypes = options.summarisedTypes ?? BUILTIN_POLICY_TYPE_NAMES;
+  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising, hypervisorFree, summarisedTypes) : null;
   const cluster = loaded?.cluster ?? null;
   // a cluster that is gone still has bindings to none of its policies, as before
   const policies = loaded ? loaded.policies : clusterId ? await loadBindings(m, clusterId) : [];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { IncompleteSnapshotError, PolicyRegistry, summariseNodes, timestampMillis, victimListing } from '@trellis/policies';
+import { IncompleteSnapshotError, PolicyRegistry, groupCounts, summariseNodes, timestampMillis, victimListing } from '@trellis/policies';
 import type { ActionEntity, Database } from '@trellis/persistence';
 import { createEvaluator, decideAction, type IdSource } from '../src/decide-action';
 import { loadSnapshot, type Snapshot } from '../src/load-snapshot';
@@ -172,43 +172,68 @@ describe(`loadSnapshot: summarised clusters (${name})`, () => {
     });
   }
 
-  it("lists every node in the post_op snapshot of a cluster with a plugin's policy bound: no summary", async () => {
+  it("counts a plugin-bound cluster's server groups, and reads its post_op whole unless its type decides on a summary", async () => {
     const m = db.dataSource.manager;
     const q = (sql: string, params: unknown[]) => db.dataSource.query(sql, params);
     const cluster = randomUUID();
     const plugin = randomUUID();
     await q(
       `INSERT INTO clusters (id, name, profile_id, project, "user", min_size, max_size, desired_capacity, timeout, status)
-       VALUES ($1, 'with-plugin', $2, 'p', 'u', 0, -1, 3, 3600, 'ACTIVE')`,
+       VALUES ($1, 'with-plugin', $2, 'p', 'u', 0, -1, 7, 3600, 'ACTIVE')`,
       [cluster, profiles[0]],
     );
-    for (let i = 0; i < 3; i++) {
+    // every shape a recorded group can have: a string (twice), another, a number, null, none, a
+    // placement that is not an object, and a bad node (listed) in a group
+    const placements: unknown[] = [
+      { zone: 'az1', servergroup: 'g-b' },
+      { zone: 'az2', servergroup: 'g-b' },
+      { zone: 'az1', servergroup: 'g-a' },
+      { zone: 'az1', servergroup: 7 },
+      { zone: 'az2', servergroup: null },
+      { zone: 'az2' },
+      'not an object',
+    ];
+    for (const [i, placement] of placements.entries()) {
       await q(
         `INSERT INTO nodes (id, name, cluster_id, profile_id, project, "user", physical_id, index, status, data, metadata, tainted, created_at)
-         VALUES ($1, $2, $3, $4, 'p', 'u', $5, $6, 'ACTIVE', $7, '{}', false, now())`,
-        [randomUUID(), `pn${i}`, cluster, profiles[0], `srv-p-${i}`, i + 1, { placement: { zone: 'az1' } }],
+         VALUES ($1, $2, $3, $4, 'p', 'u', $5, $6, $7, $8, '{}', false, now())`,
+        [randomUUID(), `pn${i}`, cluster, profiles[0], `srv-p-${i}`, i + 1, i === 1 ? 'ERROR' : 'ACTIVE', { placement }],
       );
     }
     await q(`INSERT INTO policies (id, name, type, spec, project, "user", created_at) VALUES ($1, 'raa', 'trellis.policy.role_anti_affinity-1.0', $2, 'p', 'u', now())`, [
       plugin,
       { type: 'trellis.policy.role_anti_affinity', version: '1.0', properties: { roles: ['db'] } },
     ]);
-    // disabled: evaluate() refuses a summary whatever the binding's state
+    // disabled: a binding that may be enabled again counts
     await q(`INSERT INTO cluster_policies (id, cluster_id, policy_id, enabled, priority, data, attached_at) VALUES ($1, $2, $3, false, 300, '{}', now())`, [
       randomUUID(),
       cluster,
       plugin,
     ]);
     const now = new Date('2026-11-26T12:00:00.000Z');
+    const withPlugin = [...PolicyRegistry.withBuiltins().summarisedTypes(), 'trellis.policy.role_anti_affinity'];
     for (const patch of [{ action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 } }, { action: 'CLUSTER_SCALE_IN', inputs: { count: 1 } }]) {
       const a = action(cluster, patch);
-      const part = await loadSnapshot(m, a, 'post_op', now);
-      expect(part).toStrictEqual(await loadSnapshot(m, a, 'post_op', now, { everyNode: true }));
-      expect(part.cluster!.summary).toBeUndefined();
-      expect(part.cluster!.nodes).toHaveLength(3);
-      // pre_op: summarised (evaluate() then asks for every node)
-      expect((await loadSnapshot(m, a, 'pre_op', now)).cluster!.summary).toBeDefined();
+      const whole = await loadSnapshot(m, a, 'pre_op', now, { everyNode: true });
+      expect(whole.cluster!.nodes).toHaveLength(7);
+      const pre = await loadSnapshot(m, a, 'pre_op', now);
+      expect(pre.cluster!.summary!.groups).toStrictEqual(groupCounts(whole.cluster!.nodes));
+      expect(pre.cluster!.summary!.groups).toStrictEqual([{ id: 'g-a', nodes: 1 }, { id: 'g-b', nodes: 2 }]);
+      // post_op: whole where the plugin's type is not known to decide on a summary
+      const post = await loadSnapshot(m, a, 'post_op', now);
+      expect(post).toStrictEqual(await loadSnapshot(m, a, 'post_op', now, { everyNode: true }));
+      expect(post.cluster!.summary).toBeUndefined();
+      const summarisedPost = await loadSnapshot(m, a, 'post_op', now, { summarisedTypes: withPlugin });
+      const reference = summariseNodes(whole.cluster!.nodes, { listed: 0, orders: [] }, timestampMillis);
+      expect(summarisedPost.cluster).toStrictEqual({ ...whole.cluster, nodes: reference.nodes, summary: { ...reference.summary, groups: groupCounts(whole.cluster!.nodes) } });
     }
+  });
+
+  it('counts no server group where only built-in policies are bound', async () => {
+    const a = action(clusters[0], { action: 'CLUSTER_SCALE_OUT', inputs: { count: 1 } });
+    const pre = await loadSnapshot(db.dataSource.manager, a, 'pre_op', new Date('2026-11-26T12:00:00.000Z'));
+    expect(pre.cluster!.summary).toBeDefined();
+    expect('groups' in pre.cluster!.summary!).toBe(false);
   });
 });
 }

@@ -153,10 +153,12 @@ export function evaluate(input: EvaluationInput, options: EvaluateOptions = {}):
   });
   const when = hook === 'pre_op' ? 'BEFORE' : 'AFTER';
   const builtinOnly = bindings.every((b) => isBuiltin(b.policy));
-  // a plugin's hook may read every node: it never decides on a partial list. The built-in types'
-  // post_op hooks read no node at all (the scaling policy's stamps its binding), so a post_op
-  // summary lists only the bad nodes (evaluate.summary-post-op.spec.ts holds them to it).
-  if (cluster.summary && !builtinOnly) throw new IncompleteSnapshotError('a plugin policy is attached; it sees the whole node list');
+  // A plugin's hook may read every node: it decides on a partial list only if its type says it can
+  // (`summarised`). The built-in types' post_op hooks read no node at all (the scaling policy's
+  // stamps its binding), so a post_op summary lists only the bad nodes (summary.spec.ts holds them to it).
+  if (cluster.summary && !builtinOnly && !bindings.every((b) => isBuiltin(b.policy) || b.policy.meta.summarised)) {
+    throw new IncompleteSnapshotError('a plugin policy is attached; it sees the whole node list');
+  }
   // One zone index for the decision, shared by the hooks and the plan. Only built-in policies run
   // with it: they never change the snapshot, whereas a plugin's hook might move a node between zones.
   const zones = builtinOnly ? new DecisionIndex(cluster.nodes) : undefined;
@@ -401,7 +403,25 @@ function readSummary(raw: unknown, listedNodes: number): ClusterSummary {
   if (!Array.isArray(orders) || !orders.every((o) => o === 'oldest' || o === 'youngest' || o === 'profile')) {
     throw new EvaluationInputError('cluster.summary.orders', "must be a list of 'oldest', 'youngest', 'profile'");
   }
-  return { node_count: nodeCount, active_count: s.active_count as number, zones, listed: s.listed as number, orders: orders as VictimOrder[] };
+  const summary: ClusterSummary = { node_count: nodeCount, active_count: s.active_count as number, zones, listed: s.listed as number, orders: orders as VictimOrder[] };
+  if (s.groups !== undefined) summary.groups = readGroups(s.groups, nodeCount);
+  return summary;
+}
+
+function readGroups(raw: unknown, nodeCount: number): Array<{ id: string; nodes: number }> {
+  if (!Array.isArray(raw)) throw new EvaluationInputError('cluster.summary.groups', 'must be a list');
+  let grouped = 0;
+  const groups = raw.map((g: unknown, i: number) => {
+    if (!isPlainObject(g)) throw new EvaluationInputError(`cluster.summary.groups[${i}]`, 'must be an object');
+    const e = g as Record<string, unknown>;
+    if (typeof e.id !== 'string') throw new EvaluationInputError(`cluster.summary.groups[${i}].id`, 'must be a string');
+    if (!count(e.nodes)) throw new EvaluationInputError(`cluster.summary.groups[${i}].nodes`, 'must be a non-negative integer');
+    grouped += e.nodes;
+    return { id: e.id, nodes: e.nodes };
+  });
+  if (grouped > nodeCount) throw new EvaluationInputError('cluster.summary.groups', `count ${grouped} nodes, more than node_count ${nodeCount}`);
+  if (new Set(groups.map((g) => g.id)).size !== groups.length) throw new EvaluationInputError('cluster.summary.groups', 'name a server group twice');
+  return groups;
 }
 
 /** A handful of zones are compared in pairs: a set would hash every fresh name. */

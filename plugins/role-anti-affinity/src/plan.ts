@@ -1,4 +1,4 @@
-import { NodeSnapshot } from '@trellis/policies';
+import { NodeSnapshot, countGroupMembers } from '@trellis/policies';
 
 /** Where a node's roles may be declared; the node's own metadata wins over its profile's. */
 export type RolesSource = 'node' | 'profile' | 'none';
@@ -67,17 +67,9 @@ export function groupName(clusterName: string, i: number): string {
   return `${clusterName}-aa-${i}`;
 }
 
-/** Nodes already recorded in each group, in the groups' order. */
+/** Nodes already recorded in each group, in the groups' order (of a summarised cluster: serverGroupMembers). */
 export function membersPerGroup(nodes: readonly NodeSnapshot[], groupIds: readonly string[], exclude: string | null = null): number[] {
-  const counts = groupIds.map(() => 0);
-  for (const node of nodes) {
-    if (node.id === exclude) continue;
-    const group = node.data?.placement?.servergroup;
-    if (typeof group !== 'string') continue;
-    const j = groupIds.indexOf(group);
-    if (j >= 0) counts[j]++;
-  }
-  return counts;
+  return countGroupMembers(nodes, groupIds, exclude);
 }
 
 /**

@@ -13,13 +13,16 @@ import {
   PolicyType,
   Schema,
   ServerGroupFact,
+  nodeCount,
   parseResizeParams,
   pyInt,
+  requireIds,
+  serverGroupMembers,
   serverGroupPolicy,
 } from '@trellis/policies';
 import { ANTI_AFFINITY_POLICIES, AntiAffinityPolicy, BINDING_KEY, BINDING_VERSION, BoundGroup, readBindingData } from './binding-data';
 import { clusterDrift, groupToRecreate, withRecreatedGroups } from './cluster-drift';
-import { RolesFormatError, assignGroups, bearsRole, groupName, membersPerGroup, nodeRoles, profileRoles } from './plan';
+import { RolesFormatError, assignGroups, bearsRole, groupName, nodeRoles, profileRoles } from './plan';
 
 export const ROLE_ANTI_AFFINITY_TYPE = 'trellis.policy.role_anti_affinity';
 
@@ -59,6 +62,8 @@ interface PropertyProblem {
   hooks: ['validate', 'attach', 'detach', 'pre_op', 'drift'],
   bindingKey: BINDING_KEY,
   readsHypervisors: false,
+  // pre_op counts the members of each group and the cluster's nodes, never lists them
+  summarised: true,
   version: BINDING_VERSION,
   properties: {
     roles: Schema.List({
@@ -205,6 +210,8 @@ export class RoleAntiAffinityPolicy extends Policy<RoleAntiAffinityProperties> {
     try {
       const fromProfile = profileRoles(cluster.profile.spec);
       const targetNode = target ? cluster.nodes.find((n) => n.id === target) : undefined;
+      // a summarised cluster may not list it: then every node is read (IncompleteSnapshotError)
+      if (target && !targetNode) requireIds(cluster, [target]);
       // New nodes carry the profile's metadata; only NODE_CREATE's node exists already with its own.
       const roles = targetNode ? nodeRoles(targetNode, fromProfile) : fromProfile;
       flags = new Array<boolean>(count).fill(bearsRole(roles.roles, this.roleSet));
@@ -214,7 +221,7 @@ export class RoleAntiAffinityPolicy extends Policy<RoleAntiAffinityProperties> {
     }
     if (!flags.some(Boolean)) return `none of the ${count} new node(s) bears a role of [${[...this.roleSet].join(', ')}]: no server group`;
 
-    const assigned = assignGroups(groupIds, membersPerGroup(cluster.nodes, groupIds, target), flags);
+    const assigned = assignGroups(groupIds, serverGroupMembers(cluster, groupIds, target), flags);
     const placement = data.placement as Record<string, unknown> | null | undefined;
     const earlier = Array.isArray(placement?.placements) ? (placement?.placements as unknown[]) : [];
     const placements = assigned.map((group, i) => {
@@ -277,7 +284,7 @@ function newNodeCount(ctx: HookContext): { count: number } | { error: string } |
   else if (action.action === 'CLUSTER_SCALE_OUT') raw = action.inputs.count ?? 1;
   else if (action.action === 'NODE_CREATE') raw = 1;
   else {
-    const result = parseResizeParams(action.inputs, data, cluster, cluster.nodes.length, ctx.maxNodesPerCluster);
+    const result = parseResizeParams(action.inputs, data, cluster, nodeCount(cluster), ctx.maxNodesPerCluster);
     if (!result.ok) return { error: result.reason };
     const after = data.creation as Record<string, unknown> | undefined;
     if (!after) return 'the resize shrinks the cluster: nothing to place';

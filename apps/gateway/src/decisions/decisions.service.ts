@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '@trellis/common';
-import { createEvaluator, decideAction, defaultIds, loadSnapshot, usingEveryNodeIfNeeded, type Evaluator } from '@trellis/decisions';
+import { createEvaluator, decideAction, defaultIds, loadSnapshot, loadingFor, usingEveryNodeIfNeeded, type Evaluator } from '@trellis/decisions';
 import { ActionEntity, DecisionEntity } from '@trellis/persistence/entities';
 import { EvaluationInputError, evaluate, type PolicyRegistry } from '@trellis/policies';
 import type { EntityManager } from 'typeorm';
@@ -74,7 +74,7 @@ export class DecisionsService {
       project: req.caller.projectId,
       user: req.caller.userId,
     });
-    const loading = { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes };
+    const loading = loadingFor(this.evaluator);
     const first = await loadSnapshot(manager, action, 'pre_op', now, loading);
     const { result: d } = await usingEveryNodeIfNeeded(manager, action, first, now, (s) => decideAction(action, s, this.evaluator, defaultIds), loading);
     const show = await this.hosts.forCaller(manager, req.caller);

@@ -24,7 +24,7 @@ import {
 import type { DataSource, EntityManager } from 'typeorm';
 import { decideAction, defaultIds, type Evaluator, type IdSource } from '@trellis/decisions';
 import { emptyPlan, needsNova, type EnginePlan } from '@trellis/decisions';
-import { loadSnapshot, usingEveryNodeIfNeeded, type LoadOptions, type Snapshot } from '@trellis/decisions';
+import { loadSnapshot, loadingFor, usingEveryNodeIfNeeded, type LoadOptions, type Snapshot } from '@trellis/decisions';
 import { IncompleteSnapshotError } from '@trellis/policies';
 import { finishAction } from '../results/finish-action';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
@@ -63,10 +63,10 @@ export class RunActionUseCase {
     private readonly ids: IdSource = defaultIds,
   ) {
     options.drift?.bindProceed((m, action, correlationId, loaded) => this.decide(m, action, { correlation_id: correlationId } as ActionRequestedMessage, loaded));
-    this.loading = { hypervisorFreeTypes: evaluator.hypervisorFreeTypes };
+    this.loading = loadingFor(evaluator);
   }
 
-  /** how this engine's snapshots are read: without the hypervisors where its policy types never read them */
+  /** how this engine's snapshots are read: its policy types' lists (hypervisors, summaries) */
   private readonly loading: LoadOptions;
 
   async execute(message: ActionRequestedMessage): Promise<RunActionResult> {

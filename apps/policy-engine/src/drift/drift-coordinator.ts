@@ -8,6 +8,7 @@ import {
   emptyPlan,
   loadBindings,
   loadSnapshot,
+  loadingFor,
   planRepair,
   usingEveryNodeIfNeeded,
   repairIsEmpty,
@@ -76,9 +77,9 @@ export class DriftCoordinator {
     this.cleanup = new FailedScaleOutCleanup({ buildTimeoutSeconds, leaseSeconds, workOrderVersions });
   }
 
-  /** snapshots as the engine reads them: without the hypervisors where no bound policy reads them */
+  /** snapshots as the engine reads them (its policy types' lists: hypervisors, summaries) */
   private loading(): LoadOptions {
-    return { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes };
+    return loadingFor(this.evaluator);
   }
 
   bindProceed(proceed: Proceed): void {
@@ -217,8 +218,12 @@ export class DriftCoordinator {
     // a scaling action
     state.findings = findings;
     const ungrouped = findings.filter((f) => f.kind === 'group_missing' || f.kind === 'role_node_ungrouped');
-    // nothing to repair: decided on the snapshot just read (every node), not read a third time
-    if (!ungrouped.length || !GROWING.has(action.action)) return this.goOn(m, action, state, result.correlation_id, { snapshot, now });
+    // Nothing to repair: decided on the snapshot just read (every node), where the chain needs every
+    // node anyway; where each bound policy decides on a summary, read summarised (smaller, and stored).
+    if (!ungrouped.length || !GROWING.has(action.action)) {
+      const summarised = snapshot.policies.every((p) => this.evaluator.summarisedTypes.includes(p.type.split('-')[0]));
+      return this.goOn(m, action, state, result.correlation_id, summarised ? undefined : { snapshot, now });
+    }
     const cluster = await m.getRepository(ClusterEntity).findOneByOrFail({ id: action.cluster_id! });
     const mode = onScaleMode(cluster.config);
     if (typeof mode !== 'string') return this.finish(m, action, state, 'FAILED', `${vanishedText(ungrouped)} ${mode.error}`, now);

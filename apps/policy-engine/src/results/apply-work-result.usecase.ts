@@ -9,7 +9,7 @@ import {
 import type { DataSource, EntityManager } from 'typeorm';
 import { defaultIds, type Evaluator } from '@trellis/decisions';
 import type { EnginePlan } from '@trellis/decisions';
-import { loadSnapshot, usingEveryNodeIfNeeded } from '@trellis/decisions';
+import { loadSnapshot, loadingFor, usingEveryNodeIfNeeded } from '@trellis/decisions';
 import { finishAction } from './finish-action';
 import { applyNodeUpdates } from '../actions/node-updates';
 import type { DriftCoordinator } from '../drift/drift-coordinator';
@@ -87,8 +87,8 @@ export class ApplyWorkResultUseCase {
 
   /** the AFTER chain: policies' post_op (scaling sets its binding's last_op) */
   private async postOp(m: EntityManager, action: ActionEntity, now: Date): Promise<void> {
-    // summarised where only built-in policies are bound (their post_op hooks read no node)
-    const loading = { hypervisorFreeTypes: this.evaluator.hypervisorFreeTypes };
+    // summarised where every bound policy's type decides on a summary (the built-in post_op hooks read no node)
+    const loading = loadingFor(this.evaluator);
     const first = await loadSnapshot(m, action, 'post_op', now, loading);
     if (!first.policies.some((p) => p.enabled)) return;
     const { result: out } = await usingEveryNodeIfNeeded(

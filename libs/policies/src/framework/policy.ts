@@ -35,6 +35,15 @@ export interface PolicyTypeOptions {
    * needs." (PolicyRegistry.hypervisorFreeTypes, the loader's READS_HYPERVISORS_SQL).
    */
   readsHypervisors?: boolean;
+  /**
+   * Whether the hooks decide on a summarised cluster (`cluster.summary`: nodes counted per zone and
+   * per server group, only some listed; framework/summary.ts) exactly as on every node: they count
+   * nodes with nodeCount() and serverGroupMembers(), never from `cluster.nodes`, and read a listed
+   * node only where summary.ts says it is listed. Default false: evaluate() refuses a summarised
+   * snapshot (IncompleteSnapshotError) and the engine reads every node, which at 10,000 nodes is
+   * megabytes read and stored per decision.
+   */
+  summarised?: boolean;
 }
 
 export interface PolicyTypeMeta extends Required<PolicyTypeOptions> {}
@@ -119,9 +128,14 @@ export const POLICY_TYPE_META = Symbol('trellis.policyType');
  * out, as the loader's test is on the name alone.
  */
 export function hypervisorFreeTypeNames(metas: Iterable<PolicyTypeMeta>): string[] {
-  const free = new Map<string, boolean>();
-  for (const meta of metas) free.set(meta.name, (free.get(meta.name) ?? true) && meta.readsHypervisors === false);
-  return [...free].filter(([, yes]) => yes).map(([name]) => name).sort();
+  return namesWhereEvery(metas, (meta) => meta.readsHypervisors === false);
+}
+
+/** The type names (without version) every registered class of which `holds`, sorted. */
+export function namesWhereEvery(metas: Iterable<PolicyTypeMeta>, holds: (meta: PolicyTypeMeta) => boolean): string[] {
+  const every = new Map<string, boolean>();
+  for (const meta of metas) every.set(meta.name, (every.get(meta.name) ?? true) && holds(meta));
+  return [...every].filter(([, yes]) => yes).map(([name]) => name).sort();
 }
 
 export type PolicyClass<P = Record<string, unknown>> = (new (init: PolicyInit<P>) => Policy<P>) & {
@@ -278,6 +292,7 @@ export function PolicyType(options: PolicyTypeOptions) {
       singleton: options.singleton ?? true,
       bindingKey: options.bindingKey ?? target.name,
       readsHypervisors: options.readsHypervisors ?? true,
+      summarised: options.summarised ?? false,
     };
     Object.defineProperty(target, POLICY_TYPE_META, { value: meta, enumerable: false });
   };

@@ -1,7 +1,14 @@
-import { Policy, PolicyClass, PolicyType } from './policy';
+import { Policy, PolicyClass, PolicyType, PolicyTypeOptions } from './policy';
 import { PolicyRegistry } from './registry';
 
 const versions = { '1.0': [{ status: 'EXPERIMENTAL' as const, since: '2024.01' }] };
+
+/** A policy type with no hooks, of `name` and one `version`, declaring `options`. */
+function declared(name: string, version: string, options: Partial<PolicyTypeOptions>): PolicyClass {
+  @PolicyType({ name, versions: { [version]: versions['1.0'] }, profileTypes: ['ANY'], targets: [], priority: 1, hooks: [], properties: {}, ...options })
+  class Declared extends Policy {}
+  return Declared as unknown as PolicyClass;
+}
 
 describe('PolicyRegistry', () => {
   it('registers the built-ins, one entry per type-version', () => {
@@ -40,20 +47,8 @@ describe('PolicyRegistry', () => {
   it("lists the types that never read the hypervisors: the built-ins' and the plugins' that say so", () => {
     const registry = PolicyRegistry.withBuiltins();
     expect(registry.hypervisorFreeTypes()).toEqual(['senlin.policy.deletion', 'senlin.policy.scaling', 'senlin.policy.zone_placement']);
-    const declare = (name: string, version: string, readsHypervisors?: boolean) => {
-      @PolicyType({
-        name,
-        versions: { [version]: versions['1.0'] },
-        profileTypes: ['ANY'],
-        targets: [],
-        priority: 1,
-        hooks: [],
-        properties: {},
-        ...(readsHypervisors === undefined ? {} : { readsHypervisors }),
-      })
-      class Declared extends Policy {}
-      return Declared as unknown as PolicyClass;
-    };
+    const declare = (name: string, version: string, readsHypervisors?: boolean) =>
+      declared(name, version, readsHypervisors === undefined ? {} : { readsHypervisors });
     registry.register(declare('x.free', '1.0', false)).register(declare('x.silent', '1.0')).register(declare('x.reads', '1.0', true));
     // asked before and after a register: the list is not kept from before it
     expect(registry.hypervisorFreeTypes()).toContain('x.free');
@@ -62,6 +57,17 @@ describe('PolicyRegistry', () => {
     // the loader tests the name alone: one version that may read them takes the name out
     registry.register(declare('x.free', '2.0', true));
     expect(registry.hypervisorFreeTypes()).toEqual(['senlin.policy.deletion', 'senlin.policy.scaling', 'senlin.policy.zone_placement']);
+  });
+
+  it("lists the types that decide on a summary: the built-ins' and the plugins' that say so", () => {
+    const registry = PolicyRegistry.withBuiltins();
+    const builtins = ['senlin.policy.affinity', 'senlin.policy.deletion', 'senlin.policy.scaling', 'senlin.policy.zone_placement'];
+    expect(registry.summarisedTypes()).toEqual(builtins);
+    const declare = (name: string, version: string, summarised?: boolean) => declared(name, version, summarised === undefined ? {} : { summarised });
+    registry.register(declare('x.counts', '1.0', true)).register(declare('x.silent', '1.0'));
+    expect(registry.summarisedTypes()).toEqual([...builtins, 'x.counts'].sort());
+    registry.register(declare('x.counts', '2.0', false));
+    expect(registry.summarisedTypes()).toEqual(builtins);
   });
 
   it('answers 404 text for an unknown type', () => {

@@ -2,7 +2,7 @@ import { isPlainObject } from '../schema/py-format';
 import { CompiledResolver, compileSchemaMap } from '../schema/compiled';
 import { PolicySpec, normaliseEnvelope, specTypeName } from '../schema/spec';
 import { BUILTIN_POLICY_TYPES } from '../builtins';
-import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta, hypervisorFreeTypeNames } from './policy';
+import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta, hypervisorFreeTypeNames, namesWhereEvery } from './policy';
 import { clonePlain } from './plain-data';
 import { PolicyCache } from './policy-cache';
 
@@ -43,6 +43,7 @@ export class PolicyRegistry {
   private readonly entries: Entry[] = [];
   private readonly built = new PolicyCache();
   private hypervisorFree: readonly string[] | null = null;
+  private summarised: readonly string[] | null = null;
 
   static withBuiltins(): PolicyRegistry {
     const registry = new PolicyRegistry();
@@ -77,6 +78,7 @@ export class PolicyRegistry {
       this.entries.push(entry);
     }
     this.hypervisorFree = null;
+    this.summarised = null;
     return this;
   }
 
@@ -117,6 +119,20 @@ export class PolicyRegistry {
    */
   hypervisorFreeTypes(): readonly string[] {
     return (this.hypervisorFree ??= Object.freeze(hypervisorFreeTypeNames(this.entries.map((e) => e.meta))));
+  }
+
+  /**
+   * The registered type names (without version) whose policies decide on a summarised cluster: the
+   * built-in ones and the plugins whose every class declares `summarised: true`. The loader reads a
+   * post_op snapshot whole where a bound policy is of another type (evaluate() would refuse it).
+   */
+  summarisedTypes(): readonly string[] {
+    return (this.summarised ??= Object.freeze(
+      namesWhereEvery(
+        this.entries.map((e) => e.meta),
+        (meta) => meta.summarised || BUILTIN_POLICY_TYPES.some((cls) => cls[POLICY_TYPE_META] === meta),
+      ),
+    ));
   }
 
   list(): RegisteredPolicyType[] {

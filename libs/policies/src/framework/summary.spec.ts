@@ -224,5 +224,12 @@ describe('a summarised cluster decides as the whole node list does', () => {
     expect(() => evaluate(input({ node_count: 1, active_count: 0, listed: 0, zones: [{ name: 'az1', nodes: 1, active: 0, listed: -2 }], orders: [] }))).toThrow(
       new EvaluationInputError('cluster.summary.zones[0].listed', 'must be a non-negative integer'),
     );
+    const grouped = (groups: unknown) => input({ node_count: 2, active_count: 0, listed: 0, zones: [], orders: [], groups });
+    expect(() => evaluate(grouped({ g1: 1 }))).toThrow(new EvaluationInputError('cluster.summary.groups', 'must be a list'));
+    expect(() => evaluate(grouped([{ id: 7, nodes: 1 }]))).toThrow(new EvaluationInputError('cluster.summary.groups[0].id', 'must be a string'));
+    expect(() => evaluate(grouped([{ id: 'g1', nodes: 1.5 }]))).toThrow(new EvaluationInputError('cluster.summary.groups[0].nodes', 'must be a non-negative integer'));
+    expect(() => evaluate(grouped([{ id: 'g1', nodes: 2 }, { id: 'g2', nodes: 1 }]))).toThrow(new EvaluationInputError('cluster.summary.groups', 'count 3 nodes, more than node_count 2'));
+    expect(() => evaluate(grouped([{ id: 'g1', nodes: 1 }, { id: 'g1', nodes: 1 }]))).toThrow(new EvaluationInputError('cluster.summary.groups', 'name a server group twice'));
+    expect(evaluate(grouped([{ id: 'g1', nodes: 2 }])).status).toBe('OK');
   });
 });

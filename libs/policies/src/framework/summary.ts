@@ -107,6 +107,46 @@ export function requireIds(cluster: ClusterSnapshot, missing: readonly string[])
   if (missing.length) throw new IncompleteSnapshotError(`node(s) ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''} are not listed`);
 }
 
+/**
+ * How many nodes of the cluster recorded each of `groupIds` as their server group
+ * (`data.placement.servergroup`), leaving out the node `exclude`: from the summary's `groups` when
+ * the cluster is summarised (IncompleteSnapshotError when it has none, or a node is to be left out).
+ */
+export function serverGroupMembers(cluster: ClusterSnapshot, groupIds: readonly string[], exclude: string | null = null): number[] {
+  const summary = cluster.summary;
+  if (summary) {
+    if (!summary.groups) throw new IncompleteSnapshotError('the summary does not count the members of each server group');
+    if (exclude !== null) throw new IncompleteSnapshotError(`the members of each server group without node ${exclude}`);
+    const byId = new Map(summary.groups.map((g) => [g.id, g.nodes]));
+    // a group id named twice counts at its first place only, as the walk below does
+    return groupIds.map((id, j) => (groupIds.indexOf(id) === j ? (byId.get(id) ?? 0) : 0));
+  }
+  return countGroupMembers(cluster.nodes, groupIds, exclude);
+}
+
+/** How many of `nodes` recorded each of `groupIds` as their server group, leaving out the node `exclude`. */
+export function countGroupMembers(nodes: readonly NodeSnapshot[], groupIds: readonly string[], exclude: string | null = null): number[] {
+  const counts = groupIds.map(() => 0);
+  for (const node of nodes) {
+    if (node.id === exclude) continue;
+    const group = node.data?.placement?.servergroup;
+    if (typeof group !== 'string') continue;
+    const j = groupIds.indexOf(group);
+    if (j >= 0) counts[j]++;
+  }
+  return counts;
+}
+
+/** Nodes per recorded server group, sorted by id: the summary's `groups` (the reference the loader's SQL is tested against). */
+export function groupCounts(nodes: readonly NodeSnapshot[]): Array<{ id: string; nodes: number }> {
+  const counts = new Map<string, number>();
+  for (const node of nodes) {
+    const group = node.data?.placement?.servergroup;
+    if (typeof group === 'string') counts.set(group, (counts.get(group) ?? 0) + 1);
+  }
+  return [...counts].map(([id, n]) => ({ id, nodes: n })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
 /** The zone of a node as victim selection and zone placement read it (nodeZone). */
 function zoneOfNode(node: NodeSnapshot): string | null {
   const recorded = node.data?.placement?.zone;

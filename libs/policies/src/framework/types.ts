@@ -68,6 +68,11 @@ export interface ClusterSummary {
   listed: number;
   /** the orders victims may be picked in, whose first `listed` nodes are in the list */
   orders: VictimOrder[];
+  /**
+   * Nodes per server group they recorded (`data.placement.servergroup`, a string), by id, sorted;
+   * listed when a policy that is not built in is bound (serverGroupMembers reads it).
+   */
+  groups?: Array<{ id: string; nodes: number }>;
 }
 
 /** Victim orders (senlin-behaviour §3.5): created_at ascending or descending, profile created_at ascending. */
