@@ -1,6 +1,6 @@
 import * as path from 'path';
 import fc from 'fast-check';
-import { EvaluationInput, IncompleteSnapshotError, PolicyRegistry, evaluate, groupCounts, summariseNodes, timestampMillis } from '@trellis/policies';
+import { EvaluationInput, IncompleteSnapshotError, PolicyRegistry, evaluate, groupCounts, summariseNodes, timestampMillis, victimListing } from '@trellis/policies';
 import { loadPolicyPlugins } from '@trellis/runtime/policy-plugins';
 
 /**
@@ -22,11 +22,19 @@ const outcome = (fn: () => unknown): string => {
   }
 };
 
-/** The input with its nodes summarised as the loader does for a plugin-bound cluster: groups counted. */
+/**
+ * The input with its nodes summarised as the loader does for a plugin-bound cluster: the victims a
+ * scale-in or resize may pick listed (victimListing), groups counted.
+ */
 function summarised(input: EvaluationInput, withGroups = true): EvaluationInput {
   const copy = JSON.parse(JSON.stringify(input)) as EvaluationInput;
   const all = copy.cluster!.nodes ?? [];
-  const { nodes, summary } = JSON.parse(JSON.stringify(summariseNodes(all, { listed: 0, orders: [] }, timestampMillis)));
+  const zones = summariseNodes(all, { listed: 0, orders: [] }, timestampMillis).summary.zones;
+  const sizes = { min_size: copy.cluster!.min_size ?? 0, max_size: copy.cluster!.max_size ?? -1, desired_capacity: all.length };
+  const action = { action: copy.action!.action ?? '', inputs: copy.action!.inputs ?? {} };
+  const listing = victimListing(action, (copy.policies ?? []) as never, sizes, all.length, { zones, cloud: copy.cloud });
+  if (!listing) return copy;
+  const { nodes, summary } = JSON.parse(JSON.stringify(summariseNodes(all, listing, timestampMillis)));
   if (withGroups) summary.groups = groupCounts(all);
   copy.cluster = { ...copy.cluster, nodes, summary };
   return copy;
@@ -49,7 +57,9 @@ const input = fc
     ratio: fc.integer({ min: 1, max: 3 }),
     profileRoles: fc.constantFrom('db', 'web', undefined),
     withZones: fc.boolean(),
+    deletion: fc.constantFrom(null, 'OLDEST_FIRST', 'YOUNGEST_FIRST', 'OLDEST_PROFILE_FIRST'),
     action: fc.oneof(
+      fc.record({ action: fc.constant('CLUSTER_SCALE_IN'), inputs: fc.record({ count: fc.integer({ min: 1, max: 8 }) }, { requiredKeys: [] }) }),
       fc.record({ action: fc.constant('CLUSTER_SCALE_OUT'), inputs: fc.record({ count: fc.integer({ min: 1, max: 12 }) }, { requiredKeys: [] }) }),
       fc.record({
         action: fc.constant('CLUSTER_RESIZE'),
@@ -59,10 +69,11 @@ const input = fc
     ),
   })
   .map(
-    ({ nodes, ratio, profileRoles, withZones, action }): EvaluationInput => ({
+    ({ nodes, ratio, profileRoles, withZones, deletion, action }): EvaluationInput => ({
       hook: 'pre_op',
       policies: [
         ...(withZones ? [{ id: 'p-z', name: 'zones', spec: { type: 'senlin.policy.zone_placement', version: '1.0', properties: { zones: [{ name: 'az1' }, { name: 'az2' }] } } }] : []),
+        ...(deletion ? [{ id: 'p-d', name: 'del', spec: { type: 'senlin.policy.deletion', version: '1.1', properties: { criteria: deletion } } }] : []),
         {
           id: 'p-raa',
           name: 'raa',
@@ -94,6 +105,7 @@ describe('role anti-affinity on a summarised cluster', () => {
   it('decides as on every node, or says it cannot, on random clusters', () => {
     let decided = 0;
     let grouped = 0;
+    let victims = 0;
     fc.assert(
       fc.property(input, (i) => {
         const whole = outcome(() => evaluate(JSON.parse(JSON.stringify(i)), { registry }));
@@ -101,13 +113,16 @@ describe('role anti-affinity on a summarised cluster', () => {
         if (part.startsWith('IncompleteSnapshotError')) return;
         decided++;
         if (whole.includes('"servergroup":"g')) grouped++;
+        if (i.action!.action === 'CLUSTER_SCALE_IN' && whole.includes('"candidates":["n')) victims++;
         expect(part).toBe(whole);
       }),
-      { numRuns: 2000 },
+      { numRuns: 2500 },
     );
     // most are decided on the summary (a NODE_CREATE of a node not listed is not), many placing nodes into groups
     expect(decided).toBeGreaterThan(1000);
     expect(grouped).toBeGreaterThan(300);
+    // and scale-ins whose victims were picked from the listed nodes
+    expect(victims).toBeGreaterThan(100);
   });
 
   it('asks for every node when the summary does not count the groups', () => {
