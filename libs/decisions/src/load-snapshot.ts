@@ -290,7 +290,7 @@ async function loadClusterSnapshot(
   // node: its post_op snapshot is read whole at once. A pre_op one is still summarised: the engine
   // reads it first for the bindings (whether to survey the cloud before deciding), and decides again
   // on every node when told to.
-  const wholeForPost = summarising?.hook === 'post_op' && !r.bindings.every((b: SnapshotPolicy) => summarisedTypes.includes(b.type.split('-')[0]));
+  const wholeForPost = summarising?.hook === 'post_op' && !everyTypeIn(r.bindings, summarisedTypes);
   if (summarising && !wholeForPost) {
     const { nodes, summary } = await summarisedNodes(m, summarising.action, summarising.hook, cluster, r.bindings, r.zone_counts, cloud);
     if (summary && r.group_counts) summary.groups = sortedGroups(r.group_counts);
@@ -536,6 +536,11 @@ export interface LoadOptions {
    * where a bound policy is of another type.
    */
   summarisedTypes?: readonly string[];
+}
+
+/** Whether every policy's type (`<name>-<version>`) is one of `names` (a list of names without version). */
+export function everyTypeIn(policies: ReadonlyArray<{ type: string }>, names: readonly string[]): boolean {
+  return policies.every((p) => names.includes(p.type.split('-')[0]));
 }
 
 /** How the engine and the gateway read a snapshot for `evaluator`: with its lists of types. */

@@ -6,6 +6,7 @@ import {
   detectClusterDrift,
   driftBindings,
   emptyPlan,
+  everyTypeIn,
   loadBindings,
   loadSnapshot,
   loadingFor,
@@ -221,7 +222,7 @@ export class DriftCoordinator {
     // Nothing to repair: decided on the snapshot just read (every node), where the chain needs every
     // node anyway; where each bound policy decides on a summary, read summarised (smaller, and stored).
     if (!ungrouped.length || !GROWING.has(action.action)) {
-      const summarised = snapshot.policies.every((p) => this.evaluator.summarisedTypes.includes(p.type.split('-')[0]));
+      const summarised = everyTypeIn(snapshot.policies, this.evaluator.summarisedTypes);
       return this.goOn(m, action, state, result.correlation_id, summarised ? undefined : { snapshot, now });
     }
     const cluster = await m.getRepository(ClusterEntity).findOneByOrFail({ id: action.cluster_id! });

@@ -131,10 +131,10 @@ export function hypervisorFreeTypeNames(metas: Iterable<PolicyTypeMeta>): string
   return namesWhereEvery(metas, (meta) => meta.readsHypervisors === false);
 }
 
-/** The type names (without version) every registered class of which `holds`, sorted. */
-export function namesWhereEvery(metas: Iterable<PolicyTypeMeta>, holds: (meta: PolicyTypeMeta) => boolean): string[] {
+/** The type names (without version) every registered entry of which `holds`, sorted. */
+export function namesWhereEvery<T extends { name: string }>(entries: Iterable<T>, holds: (entry: T) => boolean): string[] {
   const every = new Map<string, boolean>();
-  for (const meta of metas) every.set(meta.name, (every.get(meta.name) ?? true) && holds(meta));
+  for (const entry of entries) every.set(entry.name, (every.get(entry.name) ?? true) && holds(entry));
   return [...every].filter(([, yes]) => yes).map(([name]) => name).sort();
 }
 

@@ -127,12 +127,7 @@ export class PolicyRegistry {
    * post_op snapshot whole where a bound policy is of another type (evaluate() would refuse it).
    */
   summarisedTypes(): readonly string[] {
-    return (this.summarised ??= Object.freeze(
-      namesWhereEvery(
-        this.entries.map((e) => e.meta),
-        (meta) => meta.summarised || BUILTIN_POLICY_TYPES.some((cls) => cls[POLICY_TYPE_META] === meta),
-      ),
-    ));
+    return (this.summarised ??= Object.freeze(namesWhereEvery(this.entries, (e) => e.meta.summarised || BUILTIN_POLICY_TYPES.includes(e.cls))));
   }
 
   list(): RegisteredPolicyType[] {
