@@ -118,6 +118,10 @@ export async function vanishedGroupRepairedBeforeScaleOut(trellis: Embedded): Pr
   const decision = (await api.get(`/v1/actions/${out.id}/decision`)).body.decision;
   expect(decision.input.cluster.summary.groups).toEqual([{ id: group.id, nodes: 3 }]);
   expect(decision.input.cluster.nodes).toEqual([]);
+  // and on the project's server groups listed without their members (no bound type reads them)
+  const listed = decision.input.cloud.server_groups as Array<Record<string, unknown>>;
+  expect(listed.map((g) => g.id)).toContain(group.id);
+  for (const g of listed) expect(Object.keys(g)).not.toContain('members');
   const after = await nodesOf(api, clusterId);
   expect(after.find((n) => n.name === 'edge')).toMatchObject({ id: edge.id, physical_id: edge.physical_id });
   expect(after.filter((n) => before.includes(n.id)).map((n) => n.name)).toEqual(['edge']);
@@ -140,6 +144,9 @@ export async function vanishedGroupRepairedBeforeScaleOut(trellis: Embedded): Pr
   expect(judged.status).toBe(200);
   expect(judged.body.decision.input.cluster.nodes.length).toBeGreaterThan(0);
   expect(Object.keys(judged.body.decision.input.cloud)).not.toContain('hypervisors');
+  // drift is judged on the groups' members: the check's snapshot lists them
+  const judgedGroup = (judged.body.decision.input.cloud.server_groups as Array<{ id: string; members?: string[] }>).find((g) => g.id === group.id);
+  expect(judgedGroup?.members).toHaveLength(4);
 }
 
 /** `drift.on_scale: fail`: the scaling action that meets a vanished group fails, naming why. */

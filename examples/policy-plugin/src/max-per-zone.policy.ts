@@ -25,6 +25,7 @@ export interface MaxPerZoneProperties {
   hooks: ['validate', 'pre_op'],
   // it reads the nodes' zones, never Nova's hypervisors: its decisions are loaded without them
   readsHypervisors: false,
+  readsGroupMembers: false,
   properties: {
     max_nodes: Schema.Integer({ description: 'Most nodes of the cluster one availability zone may hold.', required: true }),
   },

@@ -262,7 +262,7 @@ describe('a standalone node (no cluster, no policy chain)', () => {
     cluster: null,
     node: { id: 'n-1', name: 'lonely', status: physical ? 'ACTIVE' : 'INIT', physical_id: physical, cluster_id: null },
   });
-  const refusing = { evaluate: () => { throw new Error('cluster: must be an object'); }, priorityOf: () => 0, maxNodesPerCluster: 1000, hypervisorFreeTypes: [], summarisedTypes: [], ...driftTypesOf(new PolicyRegistry()) };
+  const refusing = { evaluate: () => { throw new Error('cluster: must be an object'); }, priorityOf: () => 0, maxNodesPerCluster: 1000, hypervisorFreeTypes: [], memberFreeTypes: [], summarisedTypes: [], ...driftTypesOf(new PolicyRegistry()) };
 
   it('creates the server of the node the API made, without evaluating any policy', () => {
     const d = decideAction(standalone('NODE_CREATE'), lonely(null), refusing, ids());

@@ -22,6 +22,11 @@ export interface Evaluator extends DriftTypes {
    * (PolicyRegistry.hypervisorFreeTypes): what loadSnapshot leaves the hypervisors out for.
    */
   hypervisorFreeTypes: readonly string[];
+  /**
+   * The policy types (without version) whose hooks never read a server group's members
+   * (PolicyRegistry.memberFreeTypes): what loadSnapshot lists the groups without their members for.
+   */
+  memberFreeTypes: readonly string[];
   /** The policy types (without version) that decide on a summarised cluster (PolicyRegistry.summarisedTypes). */
   summarisedTypes: readonly string[];
 }
@@ -403,6 +408,7 @@ export function createEvaluator(registry: PolicyRegistry, options: { maxNodesPer
     priorityOf: (typeName) => registry.get(typeName).meta.priority,
     maxNodesPerCluster: options.maxNodesPerCluster ?? DEFAULT_MAX_NODES_PER_CLUSTER,
     hypervisorFreeTypes: registry.hypervisorFreeTypes(),
+    memberFreeTypes: registry.memberFreeTypes(),
     summarisedTypes: registry.summarisedTypes(),
     ...driftTypesOf(registry),
   };

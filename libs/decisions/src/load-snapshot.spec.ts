@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ActionEntity, Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { HYPERVISOR_FREE_POLICY_TYPES, readsHypervisors } from '@trellis/policies';
+import { HYPERVISOR_FREE_POLICY_TYPES, MEMBER_FREE_POLICY_TYPES, PolicyRegistry, readsHypervisors } from '@trellis/policies';
 import { loadBindings, loadCloud, loadCluster, loadSnapshot, seedOf } from './load-snapshot';
 
 /**
@@ -27,6 +27,8 @@ describe('loadSnapshot', () => {
 
   const groupOfP = { id: 'g', name: 'web-group', policy: 'anti-affinity', rules: {}, members: ['srv-1'] };
   const groupOfQ = { id: 'alt-secret-group', name: 'secret', policy: 'affinity', rules: {}, members: ['srv-q'] };
+  /** a group as a snapshot lists it where no bound policy reads the members */
+  const listed = ({ members: _, ...group }: { members: string[] } & Record<string, unknown>) => group;
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -154,11 +156,14 @@ describe('loadSnapshot', () => {
     },
   ];
 
-  // zone placement and scaling never read the hypervisors: the snapshot carries none (nor their error)
+  // zone placement and scaling never read the hypervisors nor a group's members: the snapshot carries
+  // neither (nor the hypervisors' error)
   const expectedCloud = {
     availability_zones: [{ zoneName: 'az1', zoneState: { available: true } }],
-    server_groups: [groupOfP],
+    server_groups: [listed(groupOfP)],
   };
+  // loadCloud's default: the members listed
+  const expectedCloudWithMembers = { ...expectedCloud, server_groups: [groupOfP] };
   const expectedCloudWithHypervisors = {
     availability_zones: expectedCloud.availability_zones,
     hypervisors: [],
@@ -201,7 +206,8 @@ describe('loadSnapshot', () => {
     const m = db.dataSource.manager;
     expect((await loadCluster(m, ids.cluster))?.nodes).toStrictEqual(expectedNodes());
     expect(await loadBindings(m, ids.cluster)).toStrictEqual(expectedPolicies());
-    expect(await loadCloud(m, 'p', false)).toStrictEqual(expectedCloud);
+    expect(await loadCloud(m, 'p', false)).toStrictEqual(expectedCloudWithMembers);
+    expect(await loadCloud(m, 'p', false, false)).toStrictEqual(expectedCloud);
     expect(await loadCloud(m, 'p', true)).toStrictEqual(expectedCloudWithHypervisors);
     expect(await loadCluster(m, randomUUID())).toBeNull();
     const other = await loadCluster(m, ids.other);
@@ -231,9 +237,12 @@ describe('loadSnapshot', () => {
   it("gives an action without a cluster its own project's facts", async () => {
     const m = db.dataSource.manager;
     const q = await loadSnapshot(m, action({ cluster_id: null, project: 'q' }), 'pre_op', new Date());
-    expect(q.cloud.server_groups).toEqual([groupOfQ]);
+    expect(q.cloud.server_groups).toStrictEqual([listed(groupOfQ)]);
     const gone = await loadSnapshot(m, action({ cluster_id: randomUUID(), project: 'q' }), 'post_op', new Date());
-    expect(gone.cloud.server_groups).toEqual([groupOfQ]);
+    expect(gone.cloud.server_groups).toStrictEqual([listed(groupOfQ)]);
+    // with the members where asked
+    const judged = await loadSnapshot(m, action({ cluster_id: null, project: 'q' }), 'pre_op', new Date(), { groupMembers: true });
+    expect(judged.cloud.server_groups).toStrictEqual([groupOfQ]);
   });
 
   it('carries the hypervisors exactly when a bound policy may read them, as readsHypervisors says', async () => {
@@ -303,12 +312,113 @@ describe('loadSnapshot', () => {
     }
   });
 
+  it("lists the server groups' members exactly when a bound policy, the policy being attached or drift judging may read them", async () => {
+    const m = db.dataSource.manager;
+    const plugin = 'trellis.policy.role_anti_affinity';
+    const pluginSpec = { type: plugin, version: '1.0', properties: {} };
+    const saysFree = [...MEMBER_FREE_POLICY_TYPES, plugin];
+    const affinity = { type: 'senlin.policy.affinity', version: '1.0', properties: { enable_drs_extension: true } };
+    const deletion = { type: 'senlin.policy.deletion', version: '1.1', properties: { criteria: 'OLDEST_FIRST' } };
+    const policy = async (type: string, spec: unknown) => {
+      const id = randomUUID();
+      await m.query(`INSERT INTO policies (id, name, type, spec, project, "user", created_at) VALUES ($1, 'mb', $2, $3, 'p', 'u', now())`, [id, type, spec]);
+      return id;
+    };
+    const ofPlugin = await policy(`${plugin}-1.0`, pluginSpec);
+    const ofOther = await policy('x.policy.other-1.0', { type: 'x.policy.other', version: '1.0', properties: {} });
+    const ofDeletion = await policy('senlin.policy.deletion-1.1', deletion);
+    const ofAffinity = await policy('senlin.policy.affinity-1.0', affinity);
+    // every built-in type bound, one of them disabled (a binding that might be enabled again counts), then the case's own
+    const cluster = async (extra: string[]) => {
+      const id = randomUUID();
+      await m.query(
+        `INSERT INTO clusters (id, name, profile_id, project, "user", min_size, max_size, desired_capacity, timeout, status)
+         VALUES ($1, 'mb', $2, 'p', 'u', 0, -1, 0, 3600, 'ACTIVE')`,
+        [id, ids.profile],
+      );
+      for (const [i, p] of [ids.policyA, ids.policyB, ofDeletion, ...extra].entries()) {
+        await m.query(
+          `INSERT INTO cluster_policies (id, cluster_id, policy_id, enabled, priority, data, attached_at) VALUES ($1, $2, $3, $4, $5, '{}', now())`,
+          [randomUUID(), id, p, i !== 1, 100 * (i + 1)],
+        );
+      }
+      return id;
+    };
+    const builtIns = await cluster([]);
+    const withPlugin = await cluster([ofPlugin]);
+    const withTwo = await cluster([ofPlugin, ofOther]);
+    const on = (id: string, patch: Partial<ActionEntity> = {}) => action({ cluster_id: id, target: id, ...patch });
+    const attach = (id: string, policyId: string) => on(id, { action: 'CLUSTER_ATTACH_POLICY', inputs: { policy_id: policyId } });
+    const cases: Array<[string, ActionEntity, Parameters<typeof loadSnapshot>[4]]> = [
+      ['built-in types only', on(builtIns), {}],
+      ['built-in types only, post_op', on(builtIns), {}],
+      ['a plugin', on(withPlugin), {}],
+      ['a plugin that says it never reads them', on(withPlugin), { memberFreeTypes: saysFree }],
+      ['another plugin, beside one that says so', on(withTwo), { memberFreeTypes: saysFree }],
+      ["the registry's list (every plugin reads them unless it says so)", on(withPlugin), { memberFreeTypes: PolicyRegistry.withBuiltins().memberFreeTypes() }],
+      ['CLUSTER_CHECK of built-in types', on(builtIns, { action: 'CLUSTER_CHECK', inputs: {} }), {}],
+      ['CLUSTER_REPAIR of built-in types', on(builtIns, { action: 'CLUSTER_REPAIR', inputs: {} }), {}],
+      ['drift judged on the snapshot (groupMembers)', on(builtIns), { groupMembers: true }],
+      ['attaching a plugin to built-in types', attach(builtIns, ofPlugin), {}],
+      ['attaching a plugin that says it never reads them', attach(builtIns, ofPlugin), { memberFreeTypes: saysFree }],
+      ['attaching DRS affinity to built-in types', attach(builtIns, ofAffinity), {}],
+      ['attaching a policy that does not exist', attach(builtIns, randomUUID()), {}],
+      ['an action without a cluster', action({ cluster_id: null }), {}],
+    ];
+    const seen: Array<[string, boolean, boolean]> = [];
+    for (const [label, a, options] of cases) {
+      const hook = label.endsWith('post_op') ? 'post_op' : 'pre_op';
+      const snapshot = await loadSnapshot(m, a, hook, new Date(), options);
+      const groups = snapshot.cloud.server_groups as Array<Record<string, unknown>>;
+      const members = groups.every((g) => 'members' in g);
+      // a group's other keys stay either way
+      expect(groups).toStrictEqual([members ? groupOfP : listed(groupOfP)]);
+      seen.push([label, members, 'hypervisors' in snapshot.cloud]);
+    }
+    expect(seen).toEqual([
+      ['built-in types only', false, false],
+      ['built-in types only, post_op', false, false],
+      ['a plugin', true, true],
+      ['a plugin that says it never reads them', false, true],
+      ['another plugin, beside one that says so', true, true],
+      ["the registry's list (every plugin reads them unless it says so)", true, true],
+      ['CLUSTER_CHECK of built-in types', true, false],
+      ['CLUSTER_REPAIR of built-in types', true, false],
+      ['drift judged on the snapshot (groupMembers)', true, false],
+      ['attaching a plugin to built-in types', true, true],
+      ['attaching a plugin that says it never reads them', false, true],
+      ['attaching DRS affinity to built-in types', false, true],
+      ['attaching a policy that does not exist', false, false],
+      ['an action without a cluster', false, false],
+    ]);
+
+    // Nova's order, items that are not objects, groups without members and a fact the worker could
+    // not read are passed through; only `members` goes
+    const odd = [{ id: 'b', name: 'b', members: ['s1', 's2'], policy: 'affinity' }, 'not a group', { id: 'a', name: 'a' }, { id: 'c', members: null }];
+    await m.query(`UPDATE cloud_facts SET data = $1 WHERE kind = 'server_groups' AND project = 'p'`, [{ items: odd }]);
+    try {
+      expect((await loadSnapshot(m, on(builtIns), 'pre_op', new Date())).cloud.server_groups).toStrictEqual([
+        { id: 'b', name: 'b', policy: 'affinity' },
+        'not a group',
+        { id: 'a', name: 'a' },
+        { id: 'c' },
+      ]);
+      expect((await loadSnapshot(m, on(withPlugin), 'pre_op', new Date())).cloud.server_groups).toStrictEqual(odd);
+      await m.query(`UPDATE cloud_facts SET data = $1 WHERE kind = 'server_groups' AND project = 'p'`, [{ error: 'Nova said 503' }]);
+      const failed = await loadSnapshot(m, on(builtIns), 'pre_op', new Date());
+      expect(failed.cloud.server_groups).toEqual([]);
+      expect(failed.cloud.unreadable).toEqual({ server_groups: 'Nova said 503' });
+    } finally {
+      await m.query(`UPDATE cloud_facts SET data = $1 WHERE kind = 'server_groups' AND project = 'p'`, [{ items: [groupOfP] }]);
+    }
+  });
+
   it("prefers the project's own row to a cloud-wide row of the same kind", async () => {
     const m = db.dataSource.manager;
     await m.query(`INSERT INTO cloud_facts (kind, project, data, fetched_at) VALUES ('server_groups', '', $1, now())`, [{ items: [groupOfQ] }]);
     try {
       expect((await loadCloud(m, 'p', false)).server_groups).toEqual([groupOfP]);
-      expect((await loadSnapshot(m, action(), 'pre_op', new Date())).cloud.server_groups).toEqual([groupOfP]);
+      expect((await loadSnapshot(m, action(), 'pre_op', new Date())).cloud.server_groups).toStrictEqual([listed(groupOfP)]);
     } finally {
       await m.query(`DELETE FROM cloud_facts WHERE kind = 'server_groups' AND project = ''`);
     }

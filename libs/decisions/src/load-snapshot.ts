@@ -6,6 +6,7 @@ import {
   BUILTIN_POLICY_TYPE_NAMES,
   HYPERVISOR_FREE_POLICY_TYPES,
   IncompleteSnapshotError,
+  MEMBER_FREE_POLICY_TYPES,
   readsHypervisors,
   victimListing,
   type ClusterSummary,
@@ -183,12 +184,27 @@ export const READS_HYPERVISORS_SQL = (clusterId: string, hypervisorFree: string)
                     AND coalesce(hp.spec->'properties'->'enable_drs_extension', 'false'::jsonb) = 'false'::jsonb)))`;
 
 /**
+ * Whether the cluster (SQL: `clusterId`) has a bound policy whose hooks may read a server group's
+ * members: one whose type is not among `memberFree` (SQL, a text[]: the registry's
+ * memberFreeTypes(), or MEMBER_FREE_POLICY_TYPES without plugins).
+ */
+export const READS_MEMBERS_SQL = (clusterId: string, memberFree: string) => `EXISTS (
+    SELECT 1 FROM cluster_policies mb JOIN policies mp ON mp.id = mb.policy_id
+     WHERE mb.cluster_id = ${clusterId} AND NOT split_part(mp.type, '-', 1) = ANY (${memberFree}))`;
+
+/**
  * The Nova facts one project may see: the cloud-wide rows and that project's own (its server
  * groups), never another project's. `project` is SQL: a parameter or the cluster's column; the
- * hypervisors only where `withHypervisors` (SQL) holds.
+ * hypervisors only where `withHypervisors` (SQL) holds; the server groups' members only where
+ * `withMembers` (SQL) holds (each group object without its `members` key otherwise, in Nova's order).
  */
-const FACTS_JSON = (project: string, withHypervisors: string) => `
-  SELECT coalesce(json_agg(json_build_object('kind', f.kind, 'project', f.project, 'data', f.data)), '[]'::json)
+const FACTS_JSON = (project: string, withHypervisors: string, withMembers: string) => `
+  SELECT coalesce(json_agg(json_build_object('kind', f.kind, 'project', f.project, 'data',
+           CASE WHEN f.kind = '${CloudFactKinds.serverGroups}' AND NOT (${withMembers}) AND jsonb_typeof(f.data->'items') = 'array'
+                THEN jsonb_set(f.data, '{items}', (
+                       SELECT coalesce(jsonb_agg(CASE WHEN jsonb_typeof(g.item) = 'object' THEN g.item - 'members' ELSE g.item END ORDER BY g.n), '[]'::jsonb)
+                         FROM jsonb_array_elements(f.data->'items') WITH ORDINALITY AS g(item, n)))
+                ELSE f.data END)), '[]'::json)
     FROM cloud_facts f
    WHERE f.kind IN (${SNAPSHOT_KINDS}) AND f.project IN ('${CLOUD_WIDE_PROJECT}', ${project})
      AND (f.kind <> '${CloudFactKinds.hypervisors}' OR ${withHypervisors})`;
@@ -232,10 +248,13 @@ type FactRow = { kind: string; project: string; data: { items?: unknown[]; error
 
 /**
  * The Nova facts as `project` sees them (the cluster's project, or the action's without a cluster),
- * the hypervisors with them when `withHypervisors`.
+ * the hypervisors with them when `withHypervisors`, the server groups' members when `withMembers`.
  */
-export async function loadCloud(m: EntityManager, project: string, withHypervisors: boolean): Promise<Snapshot['cloud']> {
-  const rows: Array<{ facts: FactRow[] }> = await m.query(`SELECT (${FACTS_JSON('$1', withHypervisors ? 'true' : 'false')}) AS facts`, [project]);
+export async function loadCloud(m: EntityManager, project: string, withHypervisors: boolean, withMembers = true): Promise<Snapshot['cloud']> {
+  const rows: Array<{ facts: FactRow[] }> = await m.query(
+    `SELECT (${FACTS_JSON('$1', withHypervisors ? 'true' : 'false', withMembers ? 'true' : 'false')}) AS facts`,
+    [project],
+  );
   return toCloud(rows[0].facts, withHypervisors);
 }
 
@@ -260,6 +279,16 @@ function toCloud(all: FactRow[], withHypervisors: boolean): Snapshot['cloud'] {
   return cloud;
 }
 
+/** Which facts a snapshot carries beyond the zones and the server groups. */
+interface FactNeeds {
+  /** the types whose hooks never read the hypervisors, and never a group's members */
+  hypervisorFree: readonly string[];
+  memberFree: readonly string[];
+  /** carried whatever the bound policies are (the policy being attached, drift judging) */
+  hypervisors: boolean;
+  members: boolean;
+}
+
 /**
  * Cluster, bindings and the Nova facts of the cluster's project in one statement, the nodes in a
  * second: two round trips on every decision's path. Null when the cluster does not exist.
@@ -269,18 +298,20 @@ async function loadClusterSnapshot(
   clusterId: string,
   /** the action and hook whose decision may run on a summarised cluster; null: list every node */
   summarising: { action: ActionEntity; hook: Snapshot['hook'] } | null,
-  hypervisorFree: readonly string[],
+  needs: FactNeeds,
   summarisedTypes: readonly string[],
 ): Promise<{ cluster: SnapshotCluster; policies: SnapshotPolicy[]; cloud: Snapshot['cloud'] } | null> {
   // the members of each server group are counted only where a plugin's policy is bound
-  const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts, (${GROUP_COUNTS_JSON('c.id', '$3::text[]')}) AS group_counts` : '';
+  const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts, (${GROUP_COUNTS_JSON('c.id', '$6::text[]')}) AS group_counts` : '';
+  const params: unknown[] = [clusterId, needs.hypervisorFree, needs.memberFree, needs.hypervisors, needs.members];
   const rows: Array<Record<string, any>> = await m.query(
     `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, h.reads_hypervisors,
-            (${FACTS_JSON('c.project', 'h.reads_hypervisors')}) AS facts${counts}
+            (${FACTS_JSON('c.project', 'h.reads_hypervisors', 'h.reads_members')}) AS facts${counts}
        FROM clusters c JOIN profiles p ON p.id = c.profile_id
-       CROSS JOIN LATERAL (SELECT ${READS_HYPERVISORS_SQL('c.id', '$2::text[]')} AS reads_hypervisors) h
+       CROSS JOIN LATERAL (SELECT $4::boolean OR ${READS_HYPERVISORS_SQL('c.id', '$2::text[]')} AS reads_hypervisors,
+                                  $5::boolean OR ${READS_MEMBERS_SQL('c.id', '$3::text[]')} AS reads_members) h
       WHERE c.id = $1`,
-    summarising ? [clusterId, hypervisorFree, BUILTIN_POLICY_TYPE_NAMES] : [clusterId, hypervisorFree],
+    summarising ? [...params, BUILTIN_POLICY_TYPE_NAMES] : params,
   );
   if (!rows.length) return null;
   const r = rows[0];
@@ -531,6 +562,17 @@ export interface LoadOptions {
    */
   hypervisorFreeTypes?: readonly string[];
   /**
+   * The policy types (without version) whose hooks never read a server group's members: the
+   * evaluator's (`Evaluator.memberFreeTypes`). Defaults to the built-in ones: a plugin type then
+   * counts as reading them.
+   */
+  memberFreeTypes?: readonly string[];
+  /**
+   * List the server groups with their members whatever the bound policies read: drift is judged
+   * on the snapshot (a group's members outside it). CLUSTER_CHECK and CLUSTER_REPAIR always are.
+   */
+  groupMembers?: boolean;
+  /**
    * The policy types (without version) that decide on a summarised cluster: the evaluator's
    * (`Evaluator.summarisedTypes`). Defaults to the built-in ones. A post_op snapshot is read whole
    * where a bound policy is of another type.
@@ -544,9 +586,16 @@ export function everyTypeIn(policies: ReadonlyArray<{ type: string }>, names: re
 }
 
 /** How the engine and the gateway read a snapshot for `evaluator`: with its lists of types. */
-export function loadingFor(evaluator: { hypervisorFreeTypes: readonly string[]; summarisedTypes: readonly string[] }): LoadOptions {
-  return { hypervisorFreeTypes: evaluator.hypervisorFreeTypes, summarisedTypes: evaluator.summarisedTypes };
+export function loadingFor(evaluator: {
+  hypervisorFreeTypes: readonly string[];
+  memberFreeTypes: readonly string[];
+  summarisedTypes: readonly string[];
+}): LoadOptions {
+  return { hypervisorFreeTypes: evaluator.hypervisorFreeTypes, memberFreeTypes: evaluator.memberFreeTypes, summarisedTypes: evaluator.summarisedTypes };
 }
+
+/** The actions whose decision judges drift: their snapshot lists the server groups' members. */
+const JUDGING_DRIFT = new Set(['CLUSTER_CHECK', 'CLUSTER_REPAIR']);
 
 /**
  * The decision's input. A pre_op snapshot of a scale-out, scale-in or resize is summarised (issue
@@ -566,19 +615,34 @@ export async function loadSnapshot(
   const summarising =
     !options.everyNode && ((hook === 'pre_op' && SUMMARISED_ACTIONS.has(action.action)) || hook === 'post_op') ? { action, hook } : null;
   const hypervisorFree = options.hypervisorFreeTypes ?? HYPERVISOR_FREE_POLICY_TYPES;
+  const memberFree = options.memberFreeTypes ?? MEMBER_FREE_POLICY_TYPES;
   const summarisedTypes = options.summarisedTypes ?? BUILTIN_POLICY_TYPE_NAMES;
-  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising, hypervisorFree, summarisedTypes) : null;
+  // the policy being attached is not bound yet: its attach hook reads the facts too
+  const attaching =
+    action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string' ? await loadPolicy(m, action.inputs.policy_id) : null;
+  const readsMembers = (p: { type: string }) => !memberFree.includes(p.type.split('-')[0]);
+  const needs: FactNeeds = {
+    hypervisorFree,
+    memberFree,
+    hypervisors: attaching !== null && readsHypervisors(attaching, hypervisorFree),
+    members: options.groupMembers === true || JUDGING_DRIFT.has(action.action) || (attaching !== null && readsMembers(attaching)),
+  };
+  const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising, needs, summarisedTypes) : null;
   const cluster = loaded?.cluster ?? null;
   // a cluster that is gone still has bindings to none of its policies, as before
   const policies = loaded ? loaded.policies : clusterId ? await loadBindings(m, clusterId) : [];
   // a cluster's facts are its project's; an action without one sees its own project's (with the
   // hypervisors only if a cluster that is gone left bindings: no policy runs without one)
-  const cloud = loaded ? loaded.cloud : await loadCloud(m, action.project, policies.some((p) => readsHypervisors(p, hypervisorFree)));
-  if (action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string') {
-    // the policy being attached is not bound yet: it joins the snapshot without a binding
-    const attaching = await loadPolicy(m, action.inputs.policy_id);
-    if (attaching && !policies.some((p) => p.id === attaching.id)) policies.push(attaching);
-  }
+  const cloud = loaded
+    ? loaded.cloud
+    : await loadCloud(
+        m,
+        action.project,
+        needs.hypervisors || policies.some((p) => readsHypervisors(p, hypervisorFree)),
+        needs.members || policies.some(readsMembers),
+      );
+  // it joins the snapshot without a binding
+  if (attaching && !policies.some((p) => p.id === attaching.id)) policies.push(attaching);
   const snapshot: Snapshot = {
     hook,
     policies,

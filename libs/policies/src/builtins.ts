@@ -1,6 +1,6 @@
 import { AffinityPolicy } from './affinity/affinity.policy';
 import { DeletionPolicy } from './deletion/deletion.policy';
-import { POLICY_TYPE_META, PolicyClass, PolicyTypeMeta, hypervisorFreeTypeNames } from './framework/policy';
+import { POLICY_TYPE_META, PolicyClass, PolicyTypeMeta, hypervisorFreeTypeNames, memberFreeTypeNames } from './framework/policy';
 import { ScalingPolicy } from './scaling/scaling.policy';
 import { ZonePlacementPolicy } from './zone-placement/zone-placement.policy';
 
@@ -24,6 +24,15 @@ export const BUILTIN_POLICY_TYPE_NAMES: readonly string[] = Object.freeze(
  */
 export const HYPERVISOR_FREE_POLICY_TYPES: readonly string[] = Object.freeze(
   hypervisorFreeTypeNames(BUILTIN_POLICY_TYPES.map((cls) => cls[POLICY_TYPE_META] as PolicyTypeMeta)),
+);
+
+/**
+ * The built-in policy types (without their version) whose hooks never read a server group's
+ * members (they declare `readsGroupMembers: false`): every one of them.
+ * PolicyRegistry.memberFreeTypes() adds the plugins that say the same.
+ */
+export const MEMBER_FREE_POLICY_TYPES: readonly string[] = Object.freeze(
+  memberFreeTypeNames(BUILTIN_POLICY_TYPES.map((cls) => cls[POLICY_TYPE_META] as PolicyTypeMeta)),
 );
 
 /** The one built-in type that reads the hypervisors: with enable_drs_extension (AffinityPolicy.preOp). */

@@ -1,5 +1,6 @@
 import { AFFINITY_POLICY_TYPE, HYPERVISOR_FREE_POLICY_TYPES, readsHypervisors } from './builtins';
 import { evaluate, type EvaluationInput } from './evaluate';
+import { CHAIN_ACTIONS, builtInChain, builtInSpec, chainNodes } from './testing/built-in-chain';
 
 /**
  * The loader leaves the hypervisors (1.6 MB at 10,000 of them) out of a decision's snapshot unless
@@ -8,32 +9,9 @@ import { evaluate, type EvaluationInput } from './evaluate';
  * action they take part in, and the one that does read them says so by failing without them.
  */
 describe('readsHypervisors: the built-in types it leaves out decide without the hypervisors', () => {
-  const spec = (type: string, properties: Record<string, unknown>) => ({ type, version: type.endsWith('deletion') ? '1.1' : '1.0', properties });
-  const chain = (affinity: Record<string, unknown>) => [
-    { id: 'p-out', name: 'out', spec: spec('senlin.policy.scaling', { event: 'CLUSTER_SCALE_OUT', adjustment: { type: 'CHANGE_IN_CAPACITY', number: 2 } }) },
-    { id: 'p-in', name: 'in', spec: spec('senlin.policy.scaling', { event: 'CLUSTER_SCALE_IN', adjustment: { type: 'CHANGE_IN_CAPACITY', number: 2 } }) },
-    { id: 'p-zones', name: 'zones', spec: spec('senlin.policy.zone_placement', { zones: [{ name: 'az1' }, { name: 'az2' }] }) },
-    { id: 'p-del', name: 'del', spec: spec('senlin.policy.deletion', { criteria: 'OLDEST_FIRST' }) },
-    {
-      id: 'p-aff',
-      name: 'aff',
-      spec: spec(AFFINITY_POLICY_TYPE, { servergroup: { policies: 'anti-affinity' }, ...affinity }),
-      binding_data: { AffinityPolicy: { version: '1.0', data: { servergroup_id: 'g1', inherited_group: false } } },
-    },
-  ];
-  const nodes = Array.from({ length: 6 }, (_, i) => ({
-    id: `n${i}`,
-    name: `node-${i}`,
-    index: i + 1,
-    status: 'ACTIVE',
-    created_at: `2026-11-0${i + 1}T00:00:00.000Z`,
-    profile_created_at: '2026-10-01T00:00:00.000Z',
-    tainted: false,
-    data: { placement: { zone: i % 2 ? 'az2' : 'az1' } },
-    metadata: {},
-    physical_id: `s${i}`,
-    server: { availability_zone: i % 2 ? 'az2' : 'az1', host: null },
-  }));
+  const spec = builtInSpec;
+  const chain = builtInChain;
+  const nodes = chainNodes();
   const input = (action: string, inputs: Record<string, unknown>, affinity: Record<string, unknown>, hook: 'pre_op' | 'post_op' = 'pre_op'): EvaluationInput => ({
     hook,
     policies: chain(affinity),
@@ -44,14 +22,7 @@ describe('readsHypervisors: the built-in types it leaves out decide without the 
     now: '2026-12-06T12:00:00.000Z',
     seed: 7,
   });
-  const actions: Array<[string, Record<string, unknown>]> = [
-    ['CLUSTER_SCALE_OUT', {}],
-    ['CLUSTER_SCALE_IN', {}],
-    ['CLUSTER_RESIZE', { adjustment_type: 'EXACT_CAPACITY', number: 9 }],
-    ['CLUSTER_RESIZE', { adjustment_type: 'EXACT_CAPACITY', number: 3 }],
-    ['CLUSTER_DEL_NODES', { candidates: ['n1'], count: 1 }],
-    ['NODE_CREATE', {}],
-  ];
+  const actions = CHAIN_ACTIONS;
 
   it('lists the built-in types but affinity, and affinity only with enable_drs_extension', () => {
     expect([...HYPERVISOR_FREE_POLICY_TYPES].sort()).toEqual(['senlin.policy.deletion', 'senlin.policy.scaling', 'senlin.policy.zone_placement']);

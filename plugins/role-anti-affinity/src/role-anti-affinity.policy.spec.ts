@@ -57,6 +57,8 @@ describe('loading the plugin', () => {
     expect(registry.get('trellis.policy.role_anti_affinity-1.0').meta).toMatchObject({ priority: 300, singleton: true, bindingKey: 'RoleAntiAffinityPolicy' });
     // its decisions' snapshots carry no hypervisors (every hook below runs on a cloud without them)
     expect(registry.hypervisorFreeTypes()).toContain(TYPE);
+    // nor the server groups' members (the attach below finds a group without them)
+    expect(registry.memberFreeTypes()).toContain(TYPE);
     expect(() => loadPolicyPlugins(registry, [path.resolve(__dirname, '../index.ts')])).toThrow(
       'trellis.policy.role_anti_affinity-1.0 is already registered by RoleAntiAffinityPolicy',
     );
@@ -133,6 +135,14 @@ describe('role anti-affinity attach', () => {
       { id: 'g-old', name: 'web-aa-1', created: false },
       { id: 'new-server_group-1', name: 'web-aa-2', created: true },
     ]);
+  });
+
+  it('reuses the group the same way when the snapshot lists the groups without their members', () => {
+    const group = { id: 'g-old', name: 'web-aa-1', policies: ['soft-anti-affinity'] };
+    const properties = { roles: ['db'], ratio: 2, policy: 'soft-anti-affinity' };
+    const without = attach(properties, { cloud: { server_groups: [group] } });
+    expect(without).toStrictEqual(attach(properties, { cloud: { server_groups: [{ ...group, members: ['s1', 's2'] }] } }));
+    expect(without.ok).toBe(true);
   });
 
   it.each([

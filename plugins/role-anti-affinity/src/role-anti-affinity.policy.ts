@@ -62,6 +62,7 @@ interface PropertyProblem {
   hooks: ['validate', 'attach', 'detach', 'pre_op', 'drift'],
   bindingKey: BINDING_KEY,
   readsHypervisors: false,
+  readsGroupMembers: false,
   // pre_op counts the members of each group and the cluster's nodes, never lists them
   summarised: true,
   version: BINDING_VERSION,

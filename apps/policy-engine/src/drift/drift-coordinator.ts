@@ -191,8 +191,8 @@ export class DriftCoordinator {
     if (result.outcome !== 'SUCCEEDED') {
       return this.finish(m, action, state, 'FAILED', `The nova-worker could not look at the cloud: ${result.reason}`, now);
     }
-    // judged on every node: drift findings name them
-    const snapshot = await loadSnapshot(m, action, 'pre_op', now, { ...this.loading(), everyNode: true });
+    // judged on every node (drift findings name them) and on the groups' members
+    const snapshot = await loadSnapshot(m, action, 'pre_op', now, { ...this.loading(), everyNode: true, groupMembers: true });
     const verifying = step.detail.phase === 'verify';
 
     if (action.action === 'CLUSTER_CHECK' || (action.action === 'CLUSTER_REPAIR' && !verifying)) {

@@ -52,6 +52,7 @@ const DETACH_OK = 'Servergroup resource deletion succeeded.';
   bindingKey: 'AffinityPolicy',
   // only with enable_drs_extension: readsHypervisors() and the loader's SQL know that of this type
   readsHypervisors: true,
+  readsGroupMembers: false,
   properties: {
     servergroup: Schema.Map({
       description: 'Properties of the VM server group',

@@ -36,6 +36,7 @@ export interface DeletionProperties {
   hooks: ['pre_op'],
   bindingKey: 'DeletionPolicy',
   readsHypervisors: false,
+  readsGroupMembers: false,
   properties: {
     criteria: Schema.String({
       description: 'Criteria used in selecting candidates for deletion',

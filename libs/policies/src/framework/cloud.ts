@@ -32,7 +32,7 @@ export type CloudChange =
 
 /** A fact the snapshot lacks but a policy asked for: the caller built an incomplete snapshot. */
 export class CloudFactMissingError extends Error {
-  constructor(readonly fact: keyof CloudFacts) {
+  constructor(readonly fact: keyof CloudFacts | 'server_groups[].members') {
     super(`The snapshot has no cloud.${fact}, which the policy needs.`);
     this.name = 'CloudFactMissingError';
   }
@@ -124,8 +124,8 @@ export class InMemoryCloud implements CloudView {
     if (this.groups) return this.groups;
     const raw = this.facts?.server_groups;
     if (!Array.isArray(raw)) throw new CloudFactMissingError('server_groups');
-    this.groups = raw;
-    return raw;
+    this.groups = raw.some(membersLeftOut) ? raw.map((g) => (membersLeftOut(g) ? withoutMembers(g) : g)) : raw;
+    return this.groups;
   }
 
   private serverGroupsOrEmpty(): ServerGroupFact[] {
@@ -133,4 +133,27 @@ export class InMemoryCloud implements CloudView {
     const raw = this.facts?.server_groups;
     return Array.isArray(raw) ? raw : [];
   }
+}
+
+/**
+ * A group listed without its `members` key: the loader leaves the members out where every bound
+ * policy says it never reads them (`readsGroupMembers: false`). Nova always lists them (the worker
+ * stores `[]` for none).
+ */
+function membersLeftOut(group: unknown): group is ServerGroupFact {
+  return isPlainObject(group) && !Object.prototype.hasOwnProperty.call(group, 'members');
+}
+
+/**
+ * The group as a hook sees it when its members were left out: reading `members` fails the decision
+ * with the reason (CloudFactMissingError), where an absent list would read as a group with no members.
+ * The accessor is not enumerable: copies and JSON of the group leave it out as the snapshot did.
+ */
+function withoutMembers(group: ServerGroupFact): ServerGroupFact {
+  return Object.defineProperty({ ...group }, 'members', {
+    enumerable: false,
+    get(): never {
+      throw new CloudFactMissingError('server_groups[].members');
+    },
+  });
 }

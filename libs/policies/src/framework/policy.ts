@@ -36,6 +36,17 @@ export interface PolicyTypeOptions {
    */
   readsHypervisors?: boolean;
   /**
+   * Whether a hook (validate, attach, detach, pre_op, post_op) may read the `members` of a server
+   * group (`CloudView.findServerGroup()`); defaults to true. Where every bound policy says false a
+   * decision's snapshot lists the project's server groups without their members (about 40 bytes per
+   * member, read and stored per decision of every cluster of the project), and a hook that reads a
+   * group's `members` anyway fails its decision with "The snapshot has no cloud.server_groups[].members,
+   * which the policy needs." Drift hooks are not concerned: one that reads server groups says so
+   * (`driftReadsCloud`) and is judged on a snapshot with the members (check, repair, a scaling
+   * action's look at the cloud). PolicyRegistry.memberFreeTypes, the loader's READS_MEMBERS_SQL.
+   */
+  readsGroupMembers?: boolean;
+  /**
    * Whether the hooks decide on a summarised cluster (`cluster.summary`: nodes counted per zone and
    * per server group, only some listed; framework/summary.ts) exactly as on every node: they count
    * nodes with nodeCount() and serverGroupMembers(), never from `cluster.nodes`, and read a listed
@@ -129,6 +140,14 @@ export const POLICY_TYPE_META = Symbol('trellis.policyType');
  */
 export function hypervisorFreeTypeNames(metas: Iterable<PolicyTypeMeta>): string[] {
   return namesWhereEvery(metas, (meta) => meta.readsHypervisors === false);
+}
+
+/**
+ * The type names (without their version) whose every registered class says its hooks never read a
+ * server group's members (`readsGroupMembers: false`), sorted.
+ */
+export function memberFreeTypeNames(metas: Iterable<PolicyTypeMeta>): string[] {
+  return namesWhereEvery(metas, (meta) => meta.readsGroupMembers === false);
 }
 
 /** The type names (without version) every registered entry of which `holds`, sorted. */
@@ -292,6 +311,7 @@ export function PolicyType(options: PolicyTypeOptions) {
       singleton: options.singleton ?? true,
       bindingKey: options.bindingKey ?? target.name,
       readsHypervisors: options.readsHypervisors ?? true,
+      readsGroupMembers: options.readsGroupMembers ?? true,
       summarised: options.summarised ?? false,
     };
     Object.defineProperty(target, POLICY_TYPE_META, { value: meta, enumerable: false });

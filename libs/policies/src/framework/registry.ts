@@ -2,7 +2,7 @@ import { isPlainObject } from '../schema/py-format';
 import { CompiledResolver, compileSchemaMap } from '../schema/compiled';
 import { PolicySpec, normaliseEnvelope, specTypeName } from '../schema/spec';
 import { BUILTIN_POLICY_TYPES } from '../builtins';
-import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta, hypervisorFreeTypeNames, namesWhereEvery } from './policy';
+import { HOOK_METHODS, POLICY_TYPE_META, Policy, PolicyClass, PolicyTypeMeta, hypervisorFreeTypeNames, memberFreeTypeNames, namesWhereEvery } from './policy';
 import { clonePlain } from './plain-data';
 import { PolicyCache } from './policy-cache';
 
@@ -43,6 +43,7 @@ export class PolicyRegistry {
   private readonly entries: Entry[] = [];
   private readonly built = new PolicyCache();
   private hypervisorFree: readonly string[] | null = null;
+  private memberFree: readonly string[] | null = null;
   private summarised: readonly string[] | null = null;
 
   static withBuiltins(): PolicyRegistry {
@@ -78,6 +79,7 @@ export class PolicyRegistry {
       this.entries.push(entry);
     }
     this.hypervisorFree = null;
+    this.memberFree = null;
     this.summarised = null;
     return this;
   }
@@ -119,6 +121,16 @@ export class PolicyRegistry {
    */
   hypervisorFreeTypes(): readonly string[] {
     return (this.hypervisorFree ??= Object.freeze(hypervisorFreeTypeNames(this.entries.map((e) => e.meta))));
+  }
+
+  /**
+   * The registered type names (without version) whose hooks never read a server group's members
+   * (every class of the name declares `readsGroupMembers: false`): the loader lists the project's
+   * server groups without their members in a decision's snapshot when every bound policy (and the
+   * policy being attached) is of one of them.
+   */
+  memberFreeTypes(): readonly string[] {
+    return (this.memberFree ??= Object.freeze(memberFreeTypeNames(this.entries.map((e) => e.meta))));
   }
 
   /**

@@ -29,6 +29,7 @@ const DEFAULT_ADJUSTMENT = { type: CHANGE_IN_CAPACITY, number: 1, min_step: 1, b
   hooks: ['validate', 'pre_op', 'post_op', 'need_check'],
   bindingKey: 'ScalingPolicy',
   readsHypervisors: false,
+  readsGroupMembers: false,
   properties: {
     event: Schema.String({
       description: 'Event that will trigger this policy. Must be one of CLUSTER_SCALE_IN and CLUSTER_SCALE_OUT.',

@@ -39,6 +39,7 @@ export function affinityChoosesZone(properties: Record<string, unknown> | null |
   hooks: ['validate', 'attach', 'pre_op', 'drift'],
   bindingKey: 'ZonePlacementPolicy',
   readsHypervisors: false,
+  readsGroupMembers: false,
   properties: {
     zones: Schema.List({
       description: 'List of availability zones to choose from.',
