@@ -620,12 +620,11 @@ export async function loadSnapshot(
   // the policy being attached is not bound yet: its attach hook reads the facts too
   const attaching =
     action.action === 'CLUSTER_ATTACH_POLICY' && typeof action.inputs.policy_id === 'string' ? await loadPolicy(m, action.inputs.policy_id) : null;
-  const readsMembers = (p: { type: string }) => !memberFree.includes(p.type.split('-')[0]);
   const needs: FactNeeds = {
     hypervisorFree,
     memberFree,
     hypervisors: attaching !== null && readsHypervisors(attaching, hypervisorFree),
-    members: options.groupMembers === true || JUDGING_DRIFT.has(action.action) || (attaching !== null && readsMembers(attaching)),
+    members: options.groupMembers === true || JUDGING_DRIFT.has(action.action) || (attaching !== null && !everyTypeIn([attaching], memberFree)),
   };
   const loaded = clusterId ? await loadClusterSnapshot(m, clusterId, summarising, needs, summarisedTypes) : null;
   const cluster = loaded?.cluster ?? null;
@@ -639,7 +638,7 @@ export async function loadSnapshot(
         m,
         action.project,
         needs.hypervisors || policies.some((p) => readsHypervisors(p, hypervisorFree)),
-        needs.members || policies.some(readsMembers),
+        needs.members || !everyTypeIn(policies, memberFree),
       );
   // it joins the snapshot without a binding
   if (attaching && !policies.some((p) => p.id === attaching.id)) policies.push(attaching);
