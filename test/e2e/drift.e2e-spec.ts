@@ -1,6 +1,6 @@
 import type { Embedded } from '../../cli/embedded';
 import { PLACEMENT_TOPOLOGY } from '../support/placement.scenario';
-import { sharedHostCheckedAndRepaired, vanishedGroupFailsScaleOut, vanishedGroupRepairedBeforeScaleOut } from '../support/drift.scenario';
+import { movedServerSeenByNextScaleOut, sharedHostCheckedAndRepaired, vanishedGroupFailsScaleOut, vanishedGroupRepairedBeforeScaleOut } from '../support/drift.scenario';
 import { startTestTrellis, type TestTrellis } from '../support/trellis';
 
 describe('role anti-affinity drift detected and repaired (embedded default)', () => {
@@ -19,4 +19,6 @@ describe('role anti-affinity drift detected and repaired (embedded default)', ()
   it("with drift.on_scale 'fail' the scale-out fails with the reason and changes nothing", () => vanishedGroupFailsScaleOut(trellis));
 
   it('two members on one host: check reports it, repair (after its dry run) fixes it', () => sharedHostCheckedAndRepaired(trellis));
+
+  it("a member moved between two scale-outs: the second one's survey sees it from Nova's changes", () => movedServerSeenByNextScaleOut(trellis));
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NovaError, type NovaPort, type Server } from '@trellis/nova';
-import { REAL_CLOUD, assertRealCloudAnswers, cleanupCloud, realCloudClient } from './support/real-cloud';
+import { REAL_CLOUD, assertRealCloudAnswers, cleanupCloud, realCloudClient, realCloudSettings } from './support/real-cloud';
 
 /**
  * What real Nova does that the nova-worker relies on and the contract suite does not pin down,
@@ -111,4 +111,50 @@ describe('real Nova behaviour the worker relies on', () => {
     expect(error).toMatchObject({ status: 400, code: 'BAD_REQUEST', serviceMessage: 'Flavor m1.absent could not be found.' });
     expect(await admin.listServers({ name: `^${run}-bad-` })).toEqual([]);
   });
+
+  it('lists a live-migrated server by changes-since, on its new host (what a survey between whole lists relies on)', async () => {
+    const s = await settled(admin, (await boot('moved', { availabilityZone: 'az1' })).id);
+    expect(s.status).toBe('ACTIVE');
+    // `updated` has whole seconds: ask from a moment clearly after the build's
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const since = new Date(Date.now() - 1_000);
+    expect((await admin.listServers({ changesSince: since })).map((x) => x.id)).not.toContain(s.id);
+
+    const to = REAL_CLOUD.hostsByZone.az1.find((h) => h !== s.host)!;
+    const compute = await adminCompute();
+    const res = await fetch(`${compute.url}/servers/${s.id}/action`, {
+      method: 'POST',
+      headers: { 'X-Auth-Token': compute.token, 'Content-Type': 'application/json', 'X-OpenStack-Nova-API-Version': '2.30' },
+      body: JSON.stringify({ 'os-migrateLive': { host: to, block_migration: 'auto' } }),
+    });
+    expect(res.status).toBe(202);
+    const deadline = Date.now() + BUILD_TIMEOUT_MS;
+    while ((await admin.getServer(s.id))?.host !== to) {
+      if (Date.now() > deadline) throw new Error(`server ${s.id} not on ${to} after ${BUILD_TIMEOUT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const changed = (await admin.listServers({ changesSince: since })).find((x) => x.id === s.id);
+    expect(changed).toMatchObject({ host: to, availabilityZone: 'az1' });
+    expect(Date.parse(changed!.updated!)).toBeGreaterThanOrEqual(since.getTime() - 1_000);
+  });
 });
+
+/** The admin's token and the compute endpoint of its catalog, for a call NovaPort does not make. */
+async function adminCompute(): Promise<{ token: string; url: string }> {
+  const a = realCloudSettings('admin');
+  const res = await fetch(`${a.authUrl}/auth/tokens`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      auth: {
+        identity: { methods: ['password'], password: { user: { name: a.username, domain: { name: a.userDomainName ?? 'Default' }, password: a.password } } },
+        scope: { project: { name: a.projectName, domain: { name: a.projectDomainName ?? 'Default' } } },
+      },
+    }),
+  });
+  if (res.status !== 201) throw new Error(`Keystone refused the admin: ${res.status}`);
+  const body = (await res.json()) as { token: { catalog: Array<{ type: string; endpoints: Array<{ interface: string; url: string }> }> } };
+  const url = body.token.catalog.find((e) => e.type === 'compute')?.endpoints.find((e) => e.interface === 'public')?.url;
+  if (!url) throw new Error('no public compute endpoint in the catalog');
+  return { token: res.headers.get('x-subject-token')!, url: url.replace(/\/$/, '') };
+}

@@ -175,11 +175,7 @@ export async function vanishedGroupFailsScaleOut(trellis: Embedded): Promise<voi
  * the old one goes, never below min_size) and a last look finds nothing.
  */
 export async function sharedHostCheckedAndRepaired(trellis: Embedded): Promise<void> {
-  const api = await demoApi(trellis);
-  const clusterId = await createRoleCluster(api, 'spark-db');
-  await createPolicy(api, 'spark-db-apart', roleAntiAffinitySpec);
-  expect(await act(api, 'spark-db', { policy_attach: { policy_id: 'spark-db-apart' } })).toMatchObject({ status: 'SUCCEEDED' });
-  expect(await act(api, 'spark-db', { scale_out: { count: 3 } })).toMatchObject({ status: 'SUCCEEDED' });
+  const { api, clusterId } = await roleClusterApart(trellis, 'spark-db', 3);
   // min_size 3 with 3 nodes: a repair may only delete a member once its replacement is ACTIVE
   expect(await act(api, 'spark-db', { resize: { min_size: 3 } })).toMatchObject({ status: 'SUCCEEDED' });
   const group = await groupOf(api, clusterId);
@@ -218,4 +214,32 @@ export async function sharedHostCheckedAndRepaired(trellis: Embedded): Promise<v
 
   const decision = await api.get(`/v1/actions/${repair.id}/decision`);
   expect(decision.body.decision.plan.repair.replacements).toHaveLength(1);
+}
+
+/**
+ * A member moved next to another between two scale-outs: the second one's survey, which lists only
+ * what Nova changed since the first one's (ClusterListings), sees it and records the finding.
+ */
+export async function movedServerSeenByNextScaleOut(trellis: Embedded): Promise<void> {
+  const { api, clusterId } = await roleClusterApart(trellis, 'hdfs-db', 2);
+  const [a, b] = (await nodesOf(api, clusterId)).sort((x, y) => x.index - y.index);
+  const hostA = sim(trellis).servers.find((s) => s.id === a.physical_id)!.host!;
+  trellis.simulator!.state.migrate(b.physical_id, hostA);
+
+  const grown = await act(api, 'hdfs-db', { scale_out: { count: 1 } });
+  expect(grown.status).toBe('SUCCEEDED');
+  const group = await groupOf(api, clusterId);
+  expect(await findings(api, clusterId)).toEqual([
+    expect.objectContaining({ kind: 'hosts_shared', host: memberHostId(a.project, hostA), group_id: group.id, node_ids: [a.id, b.id], found_by: grown.id }),
+  ]);
+}
+
+/** A role cluster of `nodes` nodes with role anti-affinity attached (policy `<name>-apart`), as demo. */
+async function roleClusterApart(trellis: Embedded, name: string, nodes: number): Promise<{ api: ApiClient; clusterId: string }> {
+  const api = await demoApi(trellis);
+  const clusterId = await createRoleCluster(api, name);
+  await createPolicy(api, `${name}-apart`, roleAntiAffinitySpec);
+  expect(await act(api, name, { policy_attach: { policy_id: `${name}-apart` } })).toMatchObject({ status: 'SUCCEEDED' });
+  expect(await act(api, name, { scale_out: { count: nodes } })).toMatchObject({ status: 'SUCCEEDED' });
+  return { api, clusterId };
 }

@@ -197,6 +197,18 @@ describe('servers', () => {
     expect((await call(sim, 'GET', `${SERVERS}/${idle}`, { token: demo })).status).toBe(404);
     expect(await changed()).toEqual({ fresh: 'ACTIVE', renamed: 'ACTIVE', idle: 'DELETED' });
     expect((await call(sim, 'GET', `${SERVERS}/detail?changes-since=yesterday`, { token: demo })).status).toBe(400);
+
+    // an evacuation (the test control's migrate) saves the instance on its new host: changed then
+    const still = (await boot(sim, { token: demo, name: 'still' })).body.server.id;
+    await advanceClock(sim, 120_000);
+    const later = new Date(Date.parse((await call(sim, 'GET', `${SERVERS}/${still}`, { token: demo, version: '2.64' })).body.server.updated) + 60_000).toISOString();
+    await advanceClock(sim, 60_000);
+    const host = (sim.state.snapshot() as { servers: Array<{ id: string; host: string | null }> }).servers.find((x) => x.id === still)!.host === 'host-1' ? 'host-2' : 'host-1';
+    const since2 = async () =>
+      (await call(sim, 'GET', `${SERVERS}/detail?changes-since=${encodeURIComponent(later)}`, { token: demo, version: '2.64' })).body.servers.map((x: { name: string }) => x.name);
+    expect(await since2()).toEqual([]);
+    expect((await call(sim, 'POST', `/_sim/servers/${still}/migrate`, { body: { host } })).status).toBe(200);
+    expect(await since2()).toEqual(['still']);
   });
 
   it('deletes: ACTIVE with task_state deleting (still a member), then DELETED for a moment, then 404', async () => {

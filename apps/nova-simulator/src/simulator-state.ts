@@ -584,6 +584,8 @@ export class SimulatorState {
     s.scheduled = true;
     s.host = s.buildHost = host;
     s.zone = host.zone;
+    // Nova saves the instance on its new host: its updated_at (what changes-since compares) moves
+    s.touchedAt = this.now();
     if (s.outcome !== 'ACTIVE') {
       s.outcome = 'ACTIVE';
       s.fault = null;

@@ -135,7 +135,7 @@ export class WorkerModule {
                   void facts.refreshProject({ project: order.project, user: order.user }).catch(() => undefined);
                 }
               },
-              new SurveyClusterUseCase(dataSource, access, facts, logger.child({ component: 'survey' })),
+              new SurveyClusterUseCase(dataSource, access, facts, logger.child({ component: 'survey' }), config.worker.factsRefreshSeconds * 1000),
               () => untilDatabaseAnswers(dataSource),
             ),
           inject: [ApplyWorkOrderUseCase, BuildPoller, FactsRefresher],

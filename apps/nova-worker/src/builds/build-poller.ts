@@ -524,7 +524,7 @@ const RECORD_OBSERVATIONS = `WITH i AS (
   UNION ALL SELECT true, id, NULL::uuid, NULL, NULL, NULL, NULL::jsonb FROM gone`;
 
 /** The newest `updated` of `servers` in epoch ms (Nova's clock), NaN when none has a readable one. */
-function newestUpdate(servers: readonly Server[]): number {
+export function newestUpdate(servers: readonly Server[]): number {
   let newest = NaN;
   for (const s of servers) {
     const t = s.updated ? Date.parse(s.updated.endsWith('Z') || /[+-]\d\d:?\d\d$/.test(s.updated) ? s.updated : `${s.updated}Z`) : NaN;

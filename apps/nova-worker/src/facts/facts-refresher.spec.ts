@@ -188,3 +188,89 @@ describe('FactsRefresher: how old the cloud-wide facts are (trellis_cloud_facts_
     expect((await scrapeMetrics()).text).not.toContain('trellis_cloud_facts_age_seconds{');
   });
 });
+
+describe('FactsRefresher.refreshCloudWide: the cloud-wide facts no older than the caller asks', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  /** a cloud that counts its list calls; `hold` keeps the next hypervisor list waiting until released */
+  function countingCloud() {
+    const calls = { zones: 0, hypervisors: 0 };
+    let release: (() => void) | null = null;
+    let hold = false;
+    let fail = false;
+    const access = {
+      cloud: {
+        listAvailabilityZones: async () => {
+          calls.zones++;
+          return [{ name: 'az1', available: true, hosts: ['host-1'] }];
+        },
+        listHypervisors: async () => {
+          calls.hypervisors++;
+          if (hold) await new Promise<void>((r) => (release = r));
+          if (fail) throw new Error('Nova answered 503');
+          return [];
+        },
+      },
+    } as unknown as NovaAccess;
+    const dataSource = { query: jest.fn(async () => []) } as unknown as DataSource;
+    return {
+      refresher: new FactsRefresher(dataSource, access, silentLogger, 15),
+      calls,
+      holdNext: () => (hold = true),
+      release: () => {
+        hold = false;
+        release?.();
+      },
+      failing: (f: boolean) => (fail = f),
+    };
+  }
+
+  it('reads nothing while the last read is recent enough, and reads again once it is older', async () => {
+    const { refresher, calls } = countingCloud();
+    await refresher.refresh();
+    expect(calls).toEqual({ zones: 2, hypervisors: 1 });
+
+    await jest.advanceTimersByTimeAsync(10_000);
+    await refresher.refreshCloudWide(15_000);
+    expect(calls).toEqual({ zones: 2, hypervisors: 1 });
+
+    await jest.advanceTimersByTimeAsync(6_000);
+    await refresher.refreshCloudWide(15_000);
+    expect(calls).toEqual({ zones: 4, hypervisors: 2 });
+  });
+
+  it('with 0 reads again however recent the last read, and waits out a read that began before it', async () => {
+    const cloud = countingCloud();
+    await cloud.refresher.refresh();
+    await cloud.refresher.refreshCloudWide(0);
+    expect(cloud.calls).toEqual({ zones: 4, hypervisors: 2 });
+
+    // a round under way asked Nova before this call: its answer is not enough ...
+    const duringARound = async (maxAgeMs: number) => {
+      cloud.holdNext();
+      const round = cloud.refresher.refresh();
+      await jest.advanceTimersByTimeAsync(1);
+      const asked = cloud.refresher.refreshCloudWide(maxAgeMs);
+      cloud.release();
+      await Promise.all([round, asked]);
+    };
+    await duringARound(0);
+    expect(cloud.calls).toEqual({ zones: 8, hypervisors: 4 });
+    // ... while one that is recent enough joins it
+    await duringARound(15_000);
+    expect(cloud.calls).toEqual({ zones: 10, hypervisors: 5 });
+  });
+
+  it('reads a kind again whose last read failed, however recent', async () => {
+    const cloud = countingCloud();
+    cloud.failing(true);
+    await cloud.refresher.refresh();
+    await cloud.refresher.refreshCloudWide(15_000);
+    expect(cloud.calls.hypervisors).toBe(2);
+    cloud.failing(false);
+    await cloud.refresher.refreshCloudWide(15_000);
+    await cloud.refresher.refreshCloudWide(15_000);
+    expect(cloud.calls.hypervisors).toBe(3);
+  });
+});

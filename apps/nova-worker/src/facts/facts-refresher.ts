@@ -15,13 +15,16 @@ const CLOUD_WIDE_KINDS = [FactKinds.availabilityZones, FactKinds.hypervisors, Fa
  *   host-to-zone map (project '');
  * - per project, read with a trust of that project: its server groups (project = its id). A
  *   decision reads the cloud-wide rows and its own project's, never another project's.
- * Runs at start-up, on an interval, after an order changed a project's server groups and on a
- * drift survey. A kind that cannot be read is stored with the error, so a decision can say why it
- * lacked the fact.
+ * Runs at start-up and on an interval; a project's server groups also after an order changed them
+ * and on a drift survey of one of its clusters, which reads the cloud-wide kinds again unless a read
+ * is recent enough (refreshCloudWide). A kind that cannot be read is stored with the error, so a
+ * decision can say why it lacked the fact.
  */
 export class FactsRefresher {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
+  /** a read of the cloud-wide kinds under way (a round's, or a survey's) */
+  private cloudWideInFlight: Promise<void> | null = null;
   /** every host name the cloud-wide facts name, to turn a member's hostId back into its host */
   private hosts: string[] = [];
   /**
@@ -77,12 +80,23 @@ export class FactsRefresher {
   }
 
   /**
-   * Facts read after this call began: a refresh already in flight may have read Nova before the
-   * change the caller wants to see, so it is waited out and a new one is started.
+   * The cloud-wide facts, read from Nova no longer than `maxAgeMs` before this call (0: after it
+   * began; a read already under way may have asked Nova before the change the caller wants to see,
+   * so it is waited out and another started). Facts read recently enough are not read again: at
+   * 10,000 hosts the three lists take Nova (the simulator here) about 1.4 s, which a drift survey
+   * before every scaling action of a role anti-affinity cluster paid again although a round had just
+   * read them (BENCHMARKS.md, scale-out, "Session 20"). A kind whose last read failed is read again.
    */
-  async refreshFromNow(): Promise<void> {
-    await this.inFlight?.catch(() => undefined);
-    await this.refresh();
+  async refreshCloudWide(maxAgeMs: number): Promise<void> {
+    const since = Date.now() - Math.max(0, maxAgeMs);
+    const fresh = () => CLOUD_WIDE_KINDS.every((kind) => (this.readAt.get(kind) ?? Number.NEGATIVE_INFINITY) >= since);
+    if (maxAgeMs > 0 && fresh()) return;
+    if (this.cloudWideInFlight) {
+      await this.cloudWideInFlight.catch(() => undefined);
+      if (fresh()) return;
+    }
+    // a read started from here on asks Nova after `since`; joining one another caller started meanwhile is as good
+    await this.readCloudWideOnce();
   }
 
   /** The server groups of one project, read as that project (after an order changed them, or on a survey). */
@@ -113,8 +127,18 @@ export class FactsRefresher {
   }
 
   private async readAll(): Promise<void> {
-    await this.readCloudWide();
+    await this.readCloudWideOnce();
     await this.readProjects();
+  }
+
+  /** one read of the cloud-wide kinds at a time: a caller that comes while one is under way joins it */
+  private readCloudWideOnce(): Promise<void> {
+    if (!this.cloudWideInFlight) {
+      this.cloudWideInFlight = this.readCloudWide().finally(() => {
+        this.cloudWideInFlight = null;
+      });
+    }
+    return this.cloudWideInFlight;
   }
 
   private async readCloudWide(): Promise<void> {

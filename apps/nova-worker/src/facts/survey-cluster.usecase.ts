@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Exchanges, RoutingKeys, SCHEMA_VERSION, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
-import { TRELLIS_CLUSTER_KEY, TRELLIS_NODE_KEY, type Server } from '@trellis/nova';
+import { TRELLIS_NODE_KEY } from '@trellis/nova';
 import { NodeEntity, addToOutbox, inTransaction, row } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
+import { ClusterListings, type SurveyedServer } from './cluster-listings';
 import type { FactsRefresher } from './facts-refresher';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
 
@@ -12,6 +13,14 @@ import { isPermanent, type NovaAccess } from '../identity/nova-access';
  * cloud again before the engine judges drift (issue 6): fresh facts, and the host and zone each of
  * the cluster's servers is on now (an evacuation or a cold migration moves a server without Trellis
  * knowing). Nothing is kept in `work_orders`: looking twice is harmless, so a redelivery just looks again.
+ *
+ * What is read again, as the project that asked: its server groups, always; the cluster's servers,
+ * all of them for a check or a repair, otherwise what changed since the last survey
+ * (ClusterListings).
+ * The cloud-wide facts (zones, hypervisors, the host-to-zone map): read again for a check or a repair;
+ * before a scaling action only when the last read is older than `cloudWideMaxAgeMs` (the refresh
+ * interval), since those facts are the same for every project and a round of the refresher has
+ * usually just read them. Other projects' server groups are left to the refresher's rounds.
  */
 export function isSurveyOrder(order: WorkOrderMessage): boolean {
   return (
@@ -20,24 +29,32 @@ export function isSurveyOrder(order: WorkOrderMessage): boolean {
   );
 }
 
+/** actions that judge drift for the operator (check, repair): every fact read after they asked */
+const JUDGING = new Set(['CLUSTER_CHECK', 'CLUSTER_REPAIR']);
+
 export class SurveyClusterUseCase {
   constructor(
     private readonly dataSource: DataSource,
     private readonly access: NovaAccess,
     private readonly facts: FactsRefresher,
     private readonly logger: Logger,
+    /** how old the cloud-wide facts may be for a scaling action's survey (the refresh interval) */
+    private readonly cloudWideMaxAgeMs: number,
+    /** the cluster's servers between surveys (a whole list for a check or repair, otherwise what changed) */
+    private readonly listings = new ClusterListings(),
   ) {}
 
   async execute(order: WorkOrderMessage): Promise<{ moved: number }> {
-    await this.facts.refreshFromNow();
+    await this.facts.refreshCloudWide(JUDGING.has(order.action) ? 0 : this.cloudWideMaxAgeMs);
     // the cluster's servers and its project's server groups, read as the project that asked
     const owner = { project: order.project, user: order.user };
-    let servers: Server[] = [];
+    let servers: SurveyedServer[] = [];
+    let whole = true;
     let refused: string | null = null;
     try {
       const nova = await this.access.asOwner(owner);
       await this.facts.refreshProject(owner, nova);
-      servers = order.cluster_id ? await nova.listServers({ metadata: { [TRELLIS_CLUSTER_KEY]: order.cluster_id } }) : [];
+      if (order.cluster_id) ({ servers, whole } = await this.listings.servers(nova, order.cluster_id, JUDGING.has(order.action)));
     } catch (e) {
       if (!isPermanent(e)) throw e;
       refused = errorMessage(e);
@@ -83,7 +100,7 @@ export class SurveyClusterUseCase {
         body: result,
       });
     });
-    this.logger.info('cloud surveyed', { action_id: order.action_id, cluster_id: order.cluster_id, servers: servers.length, moved });
+    this.logger.info('cloud surveyed', { action_id: order.action_id, cluster_id: order.cluster_id, servers: servers.length, listed: whole ? 'whole' : 'changes', moved });
     return { moved };
   }
 }
