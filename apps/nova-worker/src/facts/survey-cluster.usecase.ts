@@ -16,11 +16,11 @@ import { isPermanent, type NovaAccess } from '../identity/nova-access';
  *
  * What is read again, as the project that asked: its server groups, always; the cluster's servers,
  * all of them for a check or a repair, otherwise what changed since the last survey
- * (ClusterListings).
- * The cloud-wide facts (zones, hypervisors, the host-to-zone map): read again for a check or a repair;
- * before a scaling action only when the last read is older than `cloudWideMaxAgeMs` (the refresh
- * interval), since those facts are the same for every project and a round of the refresher has
- * usually just read them. Other projects' server groups are left to the refresher's rounds.
+ * (ClusterListings). The cloud-wide facts (zones, hypervisors, the host-to-zone map): again for a
+ * check or a repair; before a scaling action only when the last read is older than
+ * `cloudWideMaxAgeMs` (the refresh interval), since those facts are the same for every project and a
+ * round of the refresher has usually just read them. Other projects' server groups are left to the
+ * refresher's rounds.
  */
 export function isSurveyOrder(order: WorkOrderMessage): boolean {
   return (
