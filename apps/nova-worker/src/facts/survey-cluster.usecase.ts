@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Exchanges, RoutingKeys, SCHEMA_VERSION, type WorkOrderMessage, type WorkResultMessage } from '@trellis/contracts';
 import { errorMessage, type Logger } from '@trellis/common';
 import { TRELLIS_NODE_KEY } from '@trellis/nova';
-import { NodeEntity, addToOutbox, inTransaction, row } from '@trellis/persistence';
+import { addToOutbox, inTransaction } from '@trellis/persistence';
 import type { DataSource } from 'typeorm';
 import { ClusterListings, type SurveyedServer } from './cluster-listings';
 import type { FactsRefresher } from './facts-refresher';
@@ -28,6 +28,15 @@ export function isSurveyOrder(order: WorkOrderMessage): boolean {
     order.create_groups.length + order.create_servers.length + order.delete_servers.length + order.delete_groups.length === 0
   );
 }
+
+/** A cluster's ACTIVE node as the survey compares it with its server. */
+interface SurveyedNode {
+  id: string;
+  physical_id: string | null;
+  placement: Record<string, unknown> | null;
+}
+const ACTIVE_NODES_SQL = `SELECT id, physical_id, data -> 'placement' AS placement FROM nodes WHERE cluster_id = $1 AND status = 'ACTIVE'`;
+const SET_PLACEMENT_SQL = `UPDATE nodes SET data = jsonb_set(data, '{placement}', $2::jsonb) WHERE id = $1`;
 
 /** actions that judge drift for the operator (check, repair): every fact read after they asked */
 const JUDGING = new Set(['CLUSTER_CHECK', 'CLUSTER_REPAIR']);
@@ -62,20 +71,21 @@ export class SurveyClusterUseCase {
     const now = new Date();
     let moved = 0;
     await inTransaction(this.dataSource, async (m) => {
-      const repo = m.getRepository(NodeEntity);
-      const nodes = order.cluster_id ? await repo.findBy({ cluster_id: order.cluster_id, status: 'ACTIVE' }) : [];
+      // only what is compared: at 10,000 nodes whole entities took the worker about 250 ms a survey
+      const nodes: SurveyedNode[] = order.cluster_id ? await m.query(ACTIVE_NODES_SQL, [order.cluster_id]) : [];
       const byServer = new Map(servers.filter((s) => s.status !== 'DELETED').map((s) => [s.id, s]));
       const byNode = new Map(servers.filter((s) => s.status !== 'DELETED').map((s) => [s.metadata[TRELLIS_NODE_KEY], s]));
       for (const node of nodes) {
         const server = (node.physical_id ? byServer.get(node.physical_id) : undefined) ?? byNode.get(node.id);
         if (!server) continue;
-        const placement = { ...((node.data.placement as Record<string, unknown>) ?? {}) };
+        const placement = { ...(node.placement ?? {}) };
         const host = this.facts.hostOf(order.project, server);
         const zone = server.availabilityZone ?? placement.zone ?? null;
         if (placement.host === host && placement.zone === zone) continue;
         placement.host = host;
         if (zone) placement.zone = zone;
-        await repo.update({ id: node.id }, row<NodeEntity>({ data: { ...node.data, placement } }));
+        // the placement alone: whatever else the node's data holds is left as it is
+        await m.query(SET_PLACEMENT_SQL, [node.id, JSON.stringify(placement)]);
         moved++;
       }
       const messageId = randomUUID();
