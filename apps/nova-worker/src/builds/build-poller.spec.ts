@@ -6,7 +6,8 @@ import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { NovaError } from '@trellis/nova';
 import { FIXTURE_TRUST, FakeNova, insertNode, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
-import { CHANGES_SLACK_MS, CLOCK_SLACK_MS, FULL_LIST_EVERY_MS, LIST_FROM } from './build-poller';
+import { CLOCK_SLACK_MS, FULL_LIST_EVERY_MS, LIST_FROM } from './build-poller';
+import { CHANGES_SLACK_MS } from '../nova-changes';
 
 describe('BuildPoller', () => {
   let db: Database;

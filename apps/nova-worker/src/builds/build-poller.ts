@@ -7,6 +7,7 @@ import { mapLimit } from '../map-limit';
 import { NODE_STATE, ORDER_STATE, resultIfDone, writeWorkResults, type NodeState, type OrderResult, type OrderState } from './complete-order';
 import { UNCERTAIN_CREATE_KEY, isUncertainCreate, sweepDuplicates } from './duplicate-sweep';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
+import { changedSince, newestUpdate } from '../nova-changes';
 
 /** Turns what Nova shows the owner of a server into the host it runs on (FactsRefresher.hostOf). */
 export type HostResolver = (projectId: string, server: Pick<Server, 'host' | 'hostId'>) => string | null;
@@ -43,11 +44,10 @@ export const LIST_FROM = 8;
 export const CLOCK_SLACK_MS = 10 * 60_000;
 /**
  * Between two whole lists (every FULL_LIST_EVERY_MS), an owner's servers are listed by what changed
- * since the previous list, on Nova's clock, less CHANGES_SLACK_MS (Nova's hosts write `updated_at` on
+ * since the previous list, on Nova's clock, less CHANGES_SLACK_MS (nova-changes.ts: Nova's hosts write `updated_at` on
  * their own clocks): a server the changes leave out is as the last list showed it.
  */
 export const FULL_LIST_EVERY_MS = 30_000;
-export const CHANGES_SLACK_MS = 1_000;
 
 /** An owner's servers as the lists showed them. */
 interface Listing {
@@ -300,7 +300,7 @@ export class BuildPoller {
     const at = Date.now();
     const nova = await this.access.asOwner({ project, user });
     if (kept && at - kept.fullAt < FULL_LIST_EVERY_MS && Number.isFinite(kept.offset)) {
-      const changed = await nova.listServers({ changesSince: new Date(Math.max(kept.since, kept.at + kept.offset - CHANGES_SLACK_MS)) });
+      const changed = await nova.listServers({ changesSince: new Date(Math.max(kept.since, changedSince(kept.at, kept.offset))) });
       const offset = newestUpdate(changed) - Date.now();
       buildPollListed.inc({ list: 'changes' }, changed.length);
       // the listing is this worker's alone, and rounds do not overlap: brought up to date in place
@@ -522,13 +522,3 @@ const RECORD_OBSERVATIONS = `WITH i AS (
   )
   SELECT false AS gone, ${NODE_STATE} FROM final
   UNION ALL SELECT true, id, NULL::uuid, NULL, NULL, NULL, NULL::jsonb FROM gone`;
-
-/** The newest `updated` of `servers` in epoch ms (Nova's clock), NaN when none has a readable one. */
-export function newestUpdate(servers: readonly Server[]): number {
-  let newest = NaN;
-  for (const s of servers) {
-    const t = s.updated ? Date.parse(s.updated.endsWith('Z') || /[+-]\d\d:?\d\d$/.test(s.updated) ? s.updated : `${s.updated}Z`) : NaN;
-    if (Number.isFinite(t) && !(t <= newest)) newest = t;
-  }
-  return newest;
-}

@@ -1,5 +1,5 @@
 import { TRELLIS_CLUSTER_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server, type ServerListFilter } from '@trellis/nova';
-import { CHANGES_SLACK_MS } from '../builds/build-poller';
+import { CHANGES_SLACK_MS } from '../nova-changes';
 import { ClusterListings } from './cluster-listings';
 
 /**

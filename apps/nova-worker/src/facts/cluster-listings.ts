@@ -1,5 +1,5 @@
 import { TRELLIS_CLUSTER_KEY, TRELLIS_NODE_KEY, type NovaPort, type Server } from '@trellis/nova';
-import { CHANGES_SLACK_MS, newestUpdate } from '../builds/build-poller';
+import { changedSince, newestUpdate } from '../nova-changes';
 
 /** What a survey reads of each server of a cluster. */
 export type SurveyedServer = Pick<Server, 'id' | 'status' | 'host' | 'hostId' | 'availabilityZone' | 'metadata'>;
@@ -71,7 +71,7 @@ export class ClusterListings {
     for (const [id, listing] of this.listings) if (at - listing.fullAt >= this.fullListEveryMs) this.listings.delete(id);
     const kept = whole ? undefined : this.listings.get(clusterId);
     if (kept && Number.isFinite(kept.offset)) {
-      const changed = await nova.listServers({ changesSince: new Date(kept.at + kept.offset - CHANGES_SLACK_MS) });
+      const changed = await nova.listServers({ changesSince: new Date(changedSince(kept.at, kept.offset)) });
       const seen = newestUpdate(changed) - this.clock();
       for (const s of changed) {
         if (s.status !== 'DELETED' && s.metadata[TRELLIS_CLUSTER_KEY] === clusterId) kept.servers.set(s.id, compact(s));
