@@ -37,6 +37,12 @@ export interface Embedded {
 export interface EmbeddedOptions {
   /** policy types to register beside the built-ins and TRELLIS_POLICY_PLUGINS (tests load plugins from source) */
   policies?: ReadonlyArray<new (...args: never[]) => unknown>;
+  /**
+   * A migrated in-memory PGlite to start from instead of running initdb and the migrations (about
+   * two seconds; tests: `migratedPgliteTemplate()` of @trellis/testing). Only with TRELLIS_DATA_DIR
+   * ':memory:' and no DATABASE_URL; openDatabase refuses it otherwise.
+   */
+  pgliteTemplate?: Uint8Array;
 }
 
 export async function startEmbedded(
@@ -88,7 +94,7 @@ export async function startEmbedded(
     // the registry checks the class is a decorated policy type and refuses a duplicate
     for (const policy of options.policies ?? []) registry.register(policy as unknown as PolicyClass);
 
-    const infra = await openInfrastructure(config, logger, { pgliteTemplateDir: PGLITE_TEMPLATE_DIR });
+    const infra = await openInfrastructure(config, logger, { pgliteTemplateDir: PGLITE_TEMPLATE_DIR, pgliteTemplate: options.pgliteTemplate });
     closers.push(() => infra.close());
     const dataSource = infra.database.dataSource;
     const novaLogger = logger.child({ component: 'nova' });

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@trellis/common';
+import { migratedPgliteTemplate } from '@trellis/testing/database';
 import { startEmbedded, type Embedded } from '../../cli/embedded';
 import { ApiClient } from '../support/api-client';
 import { act, createPolicy } from '../support/placement.scenario';
@@ -34,6 +35,8 @@ describe('a failed scale-out and the nodes it created (embedded default)', () =>
         SIMULATOR_TOPOLOGY_FILE: topology,
         LOG_LEVEL: 'error',
       }),
+      undefined,
+      { pgliteTemplate: await migratedPgliteTemplate() },
     );
     api = await demoApi(trellis);
     const profile = await api.post('/v1/profiles', {

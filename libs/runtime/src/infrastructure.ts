@@ -19,10 +19,15 @@ export interface Infrastructure {
 export interface InfrastructureOptions {
   /** a prepared PGlite data directory to copy into an empty TRELLIS_DATA_DIR (the embedded default's) */
   pgliteTemplateDir?: string;
+  /** a migrated in-memory PGlite to start from (`createPgliteTemplate()`; tests): TRELLIS_DATA_DIR must be ':memory:' */
+  pgliteTemplate?: Uint8Array;
 }
 
 export async function openInfrastructure(config: TrellisConfig, logger: Logger, options: InfrastructureOptions = {}): Promise<Infrastructure> {
-  const database = await openDatabase(config.database, logger.child({ component: 'database' }), { pgliteTemplateDir: options.pgliteTemplateDir });
+  const database = await openDatabase(config.database, logger.child({ component: 'database' }), {
+    pgliteTemplateDir: options.pgliteTemplateDir,
+    pgliteTemplate: options.pgliteTemplate,
+  });
   let bus: MessageBus;
   try {
     bus = createMessageBus({ url: config.amqp.url, deliveryLimit: config.amqp.deliveryLimit, maxMessageBytes: config.amqp.maxMessageBytes }, logger.child({ component: 'bus' }));

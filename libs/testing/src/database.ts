@@ -26,13 +26,22 @@ let template: Promise<Uint8Array> | null = null;
  * migration makes a new one) and later databases, in any jest worker, load it in about half a second.
  */
 export async function openTestDatabase(logger: Logger = silentLogger): Promise<Database> {
+  return openDatabase({ url: null, dataDir: IN_MEMORY, poolSize: 1, logging: false }, logger, {
+    pgliteTemplate: await migratedPgliteTemplate(logger),
+  });
+}
+
+/**
+ * The migrated in-memory PGlite `openTestDatabase` starts from, as an archive for
+ * `openDatabase(..., {pgliteTemplate})` (an embedded Trellis in a test: `startEmbedded`'s
+ * `pgliteTemplate`). Made once per set of migrations and kept in the OS temp directory.
+ */
+export function migratedPgliteTemplate(logger: Logger = silentLogger): Promise<Uint8Array> {
   template ??= loadOrCreateTemplate(logger).catch((e) => {
     template = null;
     throw e;
   });
-  return openDatabase({ url: null, dataDir: IN_MEMORY, poolSize: 1, logging: false }, logger, {
-    pgliteTemplate: await template,
-  });
+  return template;
 }
 
 /**
