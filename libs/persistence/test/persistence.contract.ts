@@ -83,6 +83,55 @@ export function describePersistenceContract(name: string, open: () => Promise<Da
         await ds.query('DELETE FROM nodes WHERE id = ANY($1)', [ids]);
         await ds.query('DELETE FROM profiles WHERE id = $1', [profile]);
       });
+
+      it('keep every host a project\'s nodes recorded in project_hosts, with its count, for rows already there and on every write', async () => {
+        // back to the schema before migration 1796000000000, a node with a host written there, then migrated again
+        const from = ALL_MIGRATIONS.findIndex((m) => m.name === 'ProjectHosts1796000000000');
+        expect(from).toBeGreaterThan(0);
+        for (let i = ALL_MIGRATIONS.length; i > from; i--) await ds.undoLastMigration();
+        const [pa, pb] = [`pa-${randomUUID().slice(0, 8)}`, `pb-${randomUUID().slice(0, 8)}`];
+        const profile = randomUUID();
+        const node = (project: string, data: unknown) =>
+          ds
+            .query(`INSERT INTO nodes (id, name, profile_id, project, "user", status, data) VALUES ($1, 'n', $2, $3, 'u', 'ACTIVE', $4) RETURNING id`, [randomUUID(), profile, project, data])
+            .then((rows: Array<{ id: string }>) => rows[0].id);
+        try {
+          await ds.query(`INSERT INTO profiles (id, name, type, spec, project, "user", created_at) VALUES ($1, 'p', 'os.nova.server-1.0', '{}', 'p', 'u', now())`, [profile]);
+          await node(pa, { placement: { zone: 'az1', host: 'old-host' } });
+          await node(pa, { placement: { host: 'old-host' } });
+        } finally {
+          expect(await runMigrationsLocked(ds, silentLogger)).toEqual(ALL_MIGRATIONS.slice(from).map((m) => m.name));
+        }
+        const hosts = async (project: string) => {
+          const rows: Array<{ host: string }> = await ds.query('SELECT host FROM project_hosts WHERE project = $1 ORDER BY host', [project]);
+          const [count] = (await ds.query('SELECT hosts FROM project_host_counts WHERE project = $1', [project])) as Array<{ hosts: number }>;
+          return { hosts: rows.map((r) => r.host), count: count?.hosts ?? 0 };
+        };
+        expect(await hosts(pa)).toEqual({ hosts: ['old-host'], count: 1 });
+
+        // inserted with a host, or without one (a number, an empty string and no placement record none)
+        const built = await node(pa, {});
+        await node(pa, { placement: { host: 'h-1' } });
+        await node(pb, { placement: { host: 'h-1' } });
+        for (const data of [{ placement: { host: 7 } }, { placement: { host: '' } }, { placement: null }]) await node(pb, data);
+        expect(await hosts(pa)).toEqual({ hosts: ['h-1', 'old-host'], count: 2 });
+        expect(await hosts(pb)).toEqual({ hosts: ['h-1'], count: 1 });
+        // a host recorded later, as the worker and the survey write it (whole data, or jsonb_set of the placement)
+        await ds.query(`UPDATE nodes SET data = $2 WHERE id = $1`, [built, { placement: { zone: 'az1', host: 'h-2' } }]);
+        expect(await hosts(pa)).toEqual({ hosts: ['h-1', 'h-2', 'old-host'], count: 3 });
+        await ds.query(`UPDATE nodes SET data = jsonb_set(data, '{placement}', $2::jsonb) WHERE id = $1`, [built, { zone: 'az2', host: 'h-3' }]);
+        // the same host again, another column, a host already known: nothing new
+        await ds.query(`UPDATE nodes SET data = jsonb_set(data, '{placement,zone}', '"az1"') WHERE id = $1`, [built]);
+        await ds.query(`UPDATE nodes SET status = 'ERROR' WHERE id = $1`, [built]);
+        await ds.query(`UPDATE nodes SET data = $2 WHERE id = $1`, [built, { placement: { host: 'h-2' } }]);
+        // the node moved to another project keeps its host there too; a deleted node's host stays
+        await ds.query(`UPDATE nodes SET project = $2 WHERE id = $1`, [built, pb]);
+        await ds.query(`DELETE FROM nodes WHERE id = $1`, [built]);
+        expect(await hosts(pa)).toEqual({ hosts: ['h-1', 'h-2', 'h-3', 'old-host'], count: 4 });
+        expect(await hosts(pb)).toEqual({ hosts: ['h-1', 'h-2'], count: 2 });
+        await ds.query('DELETE FROM nodes WHERE profile_id = $1', [profile]);
+        await ds.query('DELETE FROM profiles WHERE id = $1', [profile]);
+      });
     });
 
     describe('inTransaction', () => {

@@ -179,6 +179,39 @@ describe('host visibility in the views', () => {
     await q(`DELETE FROM events WHERE id = $1`, [event]);
   });
 
+  it('hides a host a node recorded after the gateway read the project\'s hosts, one the facts never listed, from the next request', async () => {
+    const q = (sql: string, params: unknown[] = []) => t.db.dataSource.query(sql, params);
+    const eventNaming = async (host: string) => {
+      const id = randomUUID();
+      await q(
+        `INSERT INTO events (id, timestamp, oid, oname, otype, cluster_id, level, "user", project, action, status, status_reason, meta_data)
+         VALUES ($1, now(), $2, 'vis-2', 'NODE', $3, 20, 'alice-id', $4, 'CLUSTER_CHECK', 'OK', $5, '{}')`,
+        [id, ids.nodes[1], ids.cluster, PROJECT_A, `Node vis-2 answers on ${host}.`],
+      );
+      return id;
+    };
+    const seenBy = async (event: string) => {
+      const res = await rest(TOKENS.alice).get(`/v1/events/${event}`);
+      expect(res.status).toBe(200);
+      return JSON.stringify(res.body);
+    };
+    // a member's request: the gateway holds the project's recorded hosts as they are now
+    const before = await eventNaming('host-55');
+    expect(await seenBy(before)).toContain('answers on host-55.'); // no node or fact names it: not a host
+    // a node records host-55 (the facts have not listed it: a host gone from them, or not yet in them)
+    await q(`UPDATE nodes SET data = jsonb_set(data, '{placement,host}', '"host-55"') WHERE id = $1`, [ids.nodes[1]]);
+    const after = await eventNaming('host-55');
+    for (const event of [before, after]) {
+      const text = await seenBy(event);
+      expect(text).not.toContain('host-55');
+      expect(text).toContain(`answers on ${hostId('host-55')}.`);
+    }
+    // the node moves on: the name it recorded stays hidden
+    await q(`UPDATE nodes SET data = jsonb_set(data, '{placement,host}', '"host-10"') WHERE id = $1`, [ids.nodes[1]]);
+    expect(await seenBy(before)).toContain(`answers on ${hostId('host-55')}.`);
+    await q(`DELETE FROM events WHERE id = ANY($1)`, [[before, after]]);
+  });
+
   it('shows a project admin and a cloud admin the names', async () => {
     const seen = await views(TOKENS.carol);
     for (const [view, body] of Object.entries(seen)) {

@@ -4,25 +4,6 @@ import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
 import { HostNames, hideHosts, hostHider, hostNamesIn } from '@trellis/decisions';
 import type { EntityManager } from 'typeorm';
 
-/**
- * The distinct host names the nodes of project $4 recorded, one index probe per host (a loose index
- * scan of the partial index on (project, data.placement.host), migration 1795945000000): with
- * 100,000 nodes in a project, reading them all on every request took 160-270 ms of each node list.
- * The last row is a NULL that ends the walk.
- */
-const PROJECT_HOSTS = `
-  WITH RECURSIVE walk(host) AS (
-    (SELECT n.data->'placement'->>'host' FROM nodes n
-      WHERE n.project = $4 AND jsonb_typeof(n.data->'placement'->'host') = 'string'
-      ORDER BY 1 LIMIT 1)
-    UNION ALL
-    SELECT (SELECT n.data->'placement'->>'host' FROM nodes n
-             WHERE n.project = $4 AND jsonb_typeof(n.data->'placement'->'host') = 'string' AND n.data->'placement'->>'host' > walk.host
-             ORDER BY 1 LIMIT 1)
-      FROM walk WHERE walk.host IS NOT NULL
-  )
-  SELECT host FROM walk`;
-
 /** Shows a view as its caller may see it; `project` is the project of the object shown. */
 export type ShowHosts = <T>(view: T, project: string) => T;
 
@@ -40,20 +21,35 @@ const FACT_KINDS = [CloudFactKinds.hypervisors, CloudFactKinds.hostZones];
 /** `kind xmin fetched_at` of each row, in kind order: an UPDATE writes a new xmin. */
 const FACT_VERSION = `f.kind || ' ' || f.xmin::text || ' ' || f.fetched_at::text`;
 
+/** The names a project's members may not see: the facts' and the project's recorded hosts. */
+interface ProjectHosts {
+  /** project_host_counts.hosts when `hosts` were read */
+  count: number;
+  hosts: string[];
+  facts: FactHosts;
+  known: HostNames;
+}
+
+/** projects whose recorded hosts are kept between requests (the least recently asked go first) */
+const KEPT_PROJECTS = 256;
+
 /**
  * Hypervisor and host names are for cloud admins and project admins (docs/SECURITY.md).
  * Every other caller sees hosts as Nova shows them to non-admins: the hostId of the object's
- * project. The names to hide are the cloud-wide facts (hypervisors, the host → zone map), the hosts
- * the caller's project's nodes recorded, and every host the view itself names (nodes' placements, a
- * stored snapshot's hypervisors, findings).
+ * project. The names to hide are the cloud-wide facts (hypervisors, the host → zone map), every host
+ * the caller's project's nodes have recorded (project_hosts, which PostgreSQL keeps), and every host
+ * the view itself names (nodes' placements, a stored snapshot's hypervisors, findings).
  *
- * The facts' names are read again only when a row of them changed (the nova-worker rewrites a row
- * only when Nova's answer changed): each request reads their versions, not their data. With 10,000 hypervisors their
- * data is 1.8 MB, whose read and walk were 30-45 ms of every member's request.
+ * Each request reads versions, not names: the facts' rows' (the nova-worker rewrites a row only when
+ * Nova's answer changed; with 10,000 hypervisors their data is 1.8 MB, whose read and walk were
+ * 30-45 ms of every member's request) and the project's count of recorded hosts (written with each
+ * new one; finding them in the nodes took ~50 ms a request with 10,000 hosts in a project). The names
+ * are read again only when one changed.
  */
 @Injectable()
 export class HostVisibility {
   private facts: FactHosts | null = null;
+  private readonly projects = new Map<string, ProjectHosts>();
 
   static seesHosts(caller: AuthContext): boolean {
     return caller.isAdmin || caller.isProjectAdmin;
@@ -62,17 +58,14 @@ export class HostVisibility {
   /** One read per request, and only for a caller who may not see names. */
   async forCaller(manager: EntityManager, caller: AuthContext): Promise<ShowHosts> {
     if (HostVisibility.seesHosts(caller)) return asIs;
-    // the hosts the caller's nodes recorded too: a message may name one the facts no longer list
-    const rows: Array<{ version: string | null; hosts: string[] | null }> = await manager.query(
-      `SELECT string_agg(${FACT_VERSION}, ', ' ORDER BY f.kind) AS version, NULL::jsonb AS hosts
-         FROM cloud_facts f WHERE f.project = $1 AND f.kind IN ($2, $3)
-       UNION ALL
-       SELECT NULL, coalesce(jsonb_agg(host), '[]'::jsonb) FROM (${PROJECT_HOSTS}) h WHERE host IS NOT NULL`,
+    const [row]: Array<{ version: string | null; hosts: number | null }> = await manager.query(
+      `SELECT (SELECT string_agg(${FACT_VERSION}, ', ' ORDER BY f.kind) FROM cloud_facts f WHERE f.project = $1 AND f.kind IN ($2, $3)) AS version,
+              (SELECT c.hosts FROM project_host_counts c WHERE c.project = $4) AS hosts`,
       [CLOUD_WIDE_PROJECT, ...FACT_KINDS, caller.projectId],
     );
-    const version = rows.find((r) => r.hosts === null)?.version ?? '';
+    const version = row?.version ?? '';
     const facts = this.facts?.version === version ? this.facts : await this.readFacts(manager);
-    const known = facts.names.with(rows.find((r) => r.hosts !== null)?.hosts ?? []);
+    const known = await this.projectNames(manager, caller.projectId, row?.hosts ?? 0, facts);
     // The views of a page mostly name no host outside `known` and belong to one project: the
     // hider prepared for (project, known) serves them all, and a view naming more gets its own.
     const hiders = new Map<string, <T>(value: T) => T>();
@@ -86,6 +79,24 @@ export class HostVisibility {
       if (!hide) hiders.set(project, (hide = hostHider({ projectId: project, hostNames: known })));
       return hide(view);
     };
+  }
+
+  /** The facts' names and the project's recorded hosts, its hosts read again only when their count changed. */
+  private async projectNames(manager: EntityManager, project: string, count: number, facts: FactHosts): Promise<HostNames> {
+    let kept = this.projects.get(project);
+    if (kept) this.projects.delete(project); // kept again below as the most recently asked
+    if (!kept || kept.count !== count) {
+      const hosts =
+        count === 0
+          ? []
+          : ((await manager.query('SELECT host FROM project_hosts WHERE project = $1', [project])) as Array<{ host: string }>).map((r) => r.host);
+      kept = { count, hosts, facts, known: facts.names.with(hosts) };
+    } else if (kept.facts !== facts) {
+      kept = { ...kept, facts, known: facts.names.with(kept.hosts) };
+    }
+    this.projects.set(project, kept);
+    if (this.projects.size > KEPT_PROJECTS) this.projects.delete(this.projects.keys().next().value as string);
+    return kept.known;
   }
 
   /** The facts' names with the version they were read at (in the same statement). */

@@ -12,6 +12,7 @@ import { OutboxEntity } from './outbox.entity';
 import { PolicyEntity } from './policy.entity';
 import { ProcessedMessageEntity } from './processed-message.entity';
 import { ProfileEntity } from './profile.entity';
+import { ProjectHostCountEntity, ProjectHostEntity } from './project-host.entity';
 import { ReceiverEntity } from './receiver.entity';
 import { ServiceEntity } from './service.entity';
 import { TrustEntity } from './trust.entity';
@@ -32,6 +33,8 @@ export {
   PolicyEntity,
   ProcessedMessageEntity,
   ProfileEntity,
+  ProjectHostEntity,
+  ProjectHostCountEntity,
   WorkOrderEntity,
   TrustEntity,
   ReceiverEntity,
@@ -59,4 +62,6 @@ export const ALL_ENTITIES = [
   ReceiverEntity,
   ServiceEntity,
   IdempotencyKeyEntity,
+  ProjectHostEntity,
+  ProjectHostCountEntity,
 ];

@@ -4,7 +4,9 @@ import { jsonb, tstz, type JsonObject } from './columns';
 /**
  * (project, init_at, id): GET /v1/nodes' order for one project (migration 1795900000000).
  * (cluster_id, index, id): a cluster's node ids from the index alone; the partial expression index
- * on (project, data.placement.host) lists a project's recorded hosts (migration 1795945000000).
+ * on (project, data.placement.host) listed a project's recorded hosts (migration 1795945000000) and
+ * is read only by the release before 1796000000000, whose trigger puts every host a node records
+ * into project_hosts.
  * (cluster_id, placement_zone, created_at, index) and the partial (cluster_id) of the bad nodes: a
  * scale-in's candidates (migrations 1795960000000, 1795970000000); (cluster_id, placement_zone,
  * profile_id, index) INCLUDE (status, tainted, created_at): a summarised snapshot's counts per zone
