@@ -23,15 +23,20 @@ const FACT_VERSION = `f.kind || ' ' || f.xmin::text || ' ' || f.fetched_at::text
 
 /** The names a project's members may not see: the facts' and the project's recorded hosts. */
 interface ProjectHosts {
-  /** project_host_counts.hosts when `hosts` were read */
+  /** project_host_counts.hosts when the project's hosts were read */
   count: number;
-  hosts: string[];
+  /** the facts the names were added to */
   facts: FactHosts;
+  /** the facts' names themselves (no copy) when the facts list every host the project recorded */
   known: HostNames;
 }
 
-/** projects whose recorded hosts are kept between requests (the least recently asked go first) */
-const KEPT_PROJECTS = 256;
+/**
+ * Projects whose names are kept between requests, the least recently asked dropped first. A
+ * project whose nodes recorded a host the facts no longer list keeps a copy of the facts' names
+ * (a Set of the names: 10,000 took 0.33 MB, so 21 MB if each of these projects had one).
+ */
+const KEPT_PROJECTS = 64;
 
 /**
  * Hypervisor and host names are for cloud admins and project admins (docs/SECURITY.md).
@@ -44,7 +49,7 @@ const KEPT_PROJECTS = 256;
  * Nova's answer changed; with 10,000 hypervisors their data is 1.8 MB, whose read and walk were
  * 30-45 ms of every member's request) and the project's count of recorded hosts (written with each
  * new one; finding them in the nodes took ~50 ms a request with 10,000 hosts in a project). The names
- * are read again only when one changed.
+ * are read again only when one changed (the project's hosts also when the facts changed).
  */
 @Injectable()
 export class HostVisibility {
@@ -81,18 +86,16 @@ export class HostVisibility {
     };
   }
 
-  /** The facts' names and the project's recorded hosts, its hosts read again only when their count changed. */
+  /** The facts' names and the project's recorded hosts, read again when the facts changed or the count moved. */
   private async projectNames(manager: EntityManager, project: string, count: number, facts: FactHosts): Promise<HostNames> {
     let kept = this.projects.get(project);
     if (kept) this.projects.delete(project); // kept again below as the most recently asked
-    if (!kept || kept.count !== count) {
+    if (!kept || kept.count !== count || kept.facts !== facts) {
       const hosts =
         count === 0
           ? []
           : ((await manager.query('SELECT host FROM project_hosts WHERE project = $1', [project])) as Array<{ host: string }>).map((r) => r.host);
-      kept = { count, hosts, facts, known: facts.names.with(hosts) };
-    } else if (kept.facts !== facts) {
-      kept = { ...kept, facts, known: facts.names.with(kept.hosts) };
+      kept = { count, facts, known: facts.names.with(hosts) };
     }
     this.projects.set(project, kept);
     if (this.projects.size > KEPT_PROJECTS) this.projects.delete(this.projects.keys().next().value as string);
