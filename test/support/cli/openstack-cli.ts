@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { freePort as sharedFreePort } from '@trellis/testing/processes';
 
 const INSTALL_HINT =
   'install python3-openstackclient and python3-senlinclient ' +
@@ -104,14 +104,4 @@ export function acceptedActionId(output: string): string {
 }
 
 /** A TCP port nothing listens on right now, for a server that must know its URL before it starts. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = (host = '127.0.0.1'): Promise<number> => sharedFreePort(host);
