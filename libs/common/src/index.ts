@@ -5,3 +5,4 @@ export * from './logger';
 export * from './log-context';
 export * from './cloud-catalog';
 export * from './failure-streak';
+export * from './recent-map';

@@ -1,4 +1,4 @@
-import { ConfigError, DomainError, type OpenStackSettings } from '@trellis/common';
+import { ConfigError, DomainError, RecentMap, type OpenStackSettings } from '@trellis/common';
 import { HttpTransport, KeystoneSession, resolveCredentials, type PasswordCredentials } from '@trellis/identity';
 import { NovaHttpClient, resolveOptions, type NovaClientOptions, type ResolvedOptions } from './nova-http.client';
 import type { NovaError } from './nova.errors';
@@ -44,9 +44,7 @@ export class TrustedNovaPool {
   private readonly credentials: PasswordCredentials;
   private readonly resolved: ResolvedOptions;
   private readonly transport: HttpTransport;
-  private readonly maxClients: number;
-  /** insertion order is use order: the first key is the least recently used */
-  private readonly clients = new Map<string, NovaHttpClient>();
+  private readonly clients: RecentMap<string, NovaHttpClient>;
 
   constructor(settings: OpenStackSettings, options: TrustedNovaPoolOptions = {}) {
     const credentials = resolveCredentials(settings, options);
@@ -59,7 +57,7 @@ export class TrustedNovaPool {
     const maxClients = options.maxClients ?? 256;
     if (!Number.isInteger(maxClients) || maxClients < 1) throw new RangeError(`maxClients must be a whole number >= 1, got ${options.maxClients}`);
     this.credentials = credentials;
-    this.maxClients = maxClients;
+    this.clients = new RecentMap(maxClients);
     this.resolved = resolveOptions(options);
     this.transport = new HttpTransport(this.resolved.runtime, this.resolved.retry, this.resolved.timeoutMs);
   }
@@ -68,18 +66,13 @@ export class TrustedNovaPool {
   forTrust(trustId: string): NovaPort {
     if (trustId === '') throw new RangeError('a trust id is required');
     const known = this.clients.get(trustId);
-    if (known) {
-      this.clients.delete(trustId);
-      this.clients.set(trustId, known);
-      return known;
-    }
+    if (known) return known;
     const session = new KeystoneSession({ ...this.credentials, trustId }, this.transport, this.resolved.runtime, {
       renewMarginMs: this.resolved.renewMarginMs,
       refused: (e: NovaError) => new TrustError(trustId, e.status ?? 0, e.serviceMessage),
     });
     const client = new NovaHttpClient(session, this.resolved);
     this.clients.set(trustId, client);
-    while (this.clients.size > this.maxClients) this.clients.delete(this.clients.keys().next().value as string);
     return client;
   }
 

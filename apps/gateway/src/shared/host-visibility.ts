@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthContext } from '@trellis/common';
+import { RecentMap, type AuthContext } from '@trellis/common';
 import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
 import { HostNames, hideHosts, hostHider, hostNamesIn } from '@trellis/decisions';
 import type { EntityManager } from 'typeorm';
@@ -54,7 +54,7 @@ const KEPT_PROJECTS = 64;
 @Injectable()
 export class HostVisibility {
   private facts: FactHosts | null = null;
-  private readonly projects = new Map<string, ProjectHosts>();
+  private readonly projects = new RecentMap<string, ProjectHosts>(KEPT_PROJECTS);
 
   static seesHosts(caller: AuthContext): boolean {
     return caller.isAdmin || caller.isProjectAdmin;
@@ -89,16 +89,14 @@ export class HostVisibility {
   /** The facts' names and the project's recorded hosts, read again when the facts changed or the count moved. */
   private async projectNames(manager: EntityManager, project: string, count: number, facts: FactHosts): Promise<HostNames> {
     let kept = this.projects.get(project);
-    if (kept) this.projects.delete(project); // kept again below as the most recently asked
     if (!kept || kept.count !== count || kept.facts !== facts) {
       const hosts =
         count === 0
           ? []
           : ((await manager.query('SELECT host FROM project_hosts WHERE project = $1', [project])) as Array<{ host: string }>).map((r) => r.host);
       kept = { count, facts, known: facts.names.with(hosts) };
+      this.projects.set(project, kept);
     }
-    this.projects.set(project, kept);
-    if (this.projects.size > KEPT_PROJECTS) this.projects.delete(this.projects.keys().next().value as string);
     return kept.known;
   }
 

@@ -1,4 +1,4 @@
-import { DomainError, errorMessage, unavailable, type AuthContext, type Logger } from '@trellis/common';
+import { DomainError, RecentMap, errorMessage, unavailable, type AuthContext, type Logger } from '@trellis/common';
 import type { TrustIssuer } from '@trellis/identity';
 import type { EntityManager } from 'typeorm';
 import { hotQuery } from '../infra/persistence.adapter';
@@ -36,9 +36,8 @@ export interface TrustCheck {
  * for the caller's project and roles, and its id (never a token) is stored by user and project.
  */
 export class TrustBroker {
-  private readonly known = new Map<string, Known>();
+  private readonly known: RecentMap<string, Known>;
   private readonly verifyEveryMs: number;
-  private readonly cacheSize: number;
   private readonly now: () => number;
 
   constructor(
@@ -47,7 +46,7 @@ export class TrustBroker {
     options: TrustBrokerOptions = {},
   ) {
     this.verifyEveryMs = (options.verifyEverySeconds ?? 300) * 1000;
-    this.cacheSize = options.cacheSize ?? 10_000;
+    this.known = new RecentMap(options.cacheSize ?? 10_000);
     this.now = options.now ?? Date.now;
   }
 
@@ -124,7 +123,6 @@ export class TrustBroker {
 
   private remember(key: string, trustId: string, verifiedAt: number): void {
     this.known.set(key, { trustId, verifiedAt });
-    while (this.known.size > this.cacheSize) this.known.delete(this.known.keys().next().value as string);
   }
 
   /**

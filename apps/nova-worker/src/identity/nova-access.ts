@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { errorMessage, type Logger } from '@trellis/common';
+import { RecentMap, errorMessage, type Logger } from '@trellis/common';
 import { TrustUnusableError } from '@trellis/identity';
 import type { NovaPort } from '@trellis/nova';
 import type { DataSource } from 'typeorm';
@@ -40,7 +40,8 @@ export interface NovaAccessOptions {
  * is dropped, so the user's next action makes a new one.
  */
 export class NovaAccess {
-  private readonly trustIds = new Map<string, { trustId: string; at: number }>();
+  /** user/project → the trust id read, and when */
+  private readonly trustIds = new RecentMap<string, { trustId: string; at: number }>(10_000);
   private readonly lookupCacheMs: number;
   private readonly now: () => number;
 
@@ -115,7 +116,6 @@ export class NovaAccess {
       );
     }
     this.trustIds.set(key, { trustId: rows[0].trust_id, at: this.now() });
-    while (this.trustIds.size > 10_000) this.trustIds.delete(this.trustIds.keys().next().value as string);
     return rows[0].trust_id;
   }
 

@@ -1,4 +1,4 @@
-import type { AuthContext, OpenStackSettings } from '@trellis/common';
+import { RecentMap, type AuthContext, type OpenStackSettings } from '@trellis/common';
 import type { TokenValidator } from '../identity.port';
 import { parseKeystoneTime, type KeystoneSession } from './keystone-session';
 import { createSession, type KeystoneClientOptions } from './session';
@@ -44,26 +44,25 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
  * cloud admin's cross-project reads; unscoped and domain-scoped tokens are not valid here.
  */
 export class KeystoneTokenValidator implements TokenValidator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: RecentMap<string, CacheEntry>;
 
   constructor(
     private readonly session: KeystoneSession,
     private readonly runtime: Runtime,
-    private readonly cacheSize: number,
+    cacheSize: number,
     private readonly maxCacheAgeMs: number,
     private readonly adminProject: string,
-  ) {}
+  ) {
+    this.cache = new RecentMap(cacheSize);
+  }
 
   async validate(token: string): Promise<AuthContext | null> {
     if (typeof token !== 'string' || !KEYSTONE_TOKEN.test(token)) return null;
     const now = this.runtime.now();
     const hit = this.cache.get(token);
     if (hit) {
+      if (now < hit.until) return hit.context;
       this.cache.delete(token);
-      if (now < hit.until) {
-        this.cache.set(token, hit);
-        return hit.context;
-      }
     }
     const res = await this.session.request({
       service: 'identity',
@@ -78,7 +77,6 @@ export class KeystoneTokenValidator implements TokenValidator {
     const context = toContext(token, obj(res.body)?.token, this.adminProject);
     if (!context || context.expiresAt.getTime() <= now) return null;
     this.cache.set(token, { context, until: Math.min(context.expiresAt.getTime(), now + this.maxCacheAgeMs) });
-    while (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
     return context;
   }
 
