@@ -10,6 +10,7 @@ import { BUILTIN_POLICY_TYPES } from './builtins';
 import { DEFAULT_MAX_NODES_PER_CLUSTER, MAX_MAX_NODES_PER_CLUSTER } from './resize/resize';
 import { parseTimestamp } from './resize/victims';
 import { DecisionIndex } from './resize/zone-index';
+import { copyToExtend } from './framework/plain-data';
 import { isPlainObject } from './schema/py-format';
 import { SchemaError, pyInt } from './schema/schema';
 import { formatSpecVersion, specTypeName } from './schema/spec';
@@ -442,7 +443,8 @@ function readAction(raw: EvaluationInput['action'], cluster: ClusterSnapshot): P
   return {
     action: a.action ?? '',
     target: a.target ?? (a.action?.startsWith('NODE_') ? null : cluster.id || null),
-    inputs: { ...(a.inputs ?? {}) },
-    data: { ...(a.data ?? {}) },
+    // copies that the chain and the hooks add keys to (last_op, status, reason, the hooks' own)
+    inputs: copyToExtend(a.inputs),
+    data: copyToExtend(a.data) as ActionData,
   };
 }

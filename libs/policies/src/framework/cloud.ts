@@ -64,9 +64,9 @@ export interface CloudView {
 /** An in-memory Nova built from a snapshot's facts; records what the hooks changed. */
 export class InMemoryCloud implements CloudView {
   readonly changes: CloudChange[] = [];
-  private zones: string[] | undefined;
-  private zoneSet: Set<string> | undefined;
-  private groups: ServerGroupFact[] | undefined;
+  private zones: string[] | undefined = undefined;
+  private zoneSet: Set<string> | undefined = undefined;
+  private groups: ServerGroupFact[] | undefined = undefined;
 
   constructor(
     private readonly facts: CloudFacts | null | undefined,

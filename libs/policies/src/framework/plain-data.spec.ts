@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { clonePlain, sortedKeys, withKeys } from './plain-data';
+import { clonePlain, copyToExtend, sortedKeys, withKeys } from './plain-data';
 
 /**
  * Own keys in order with their values, and the kind of object: what a spread or a clone must
@@ -10,6 +10,31 @@ function shape(value: unknown): unknown {
   const keys = Reflect.ownKeys(value).map((k) => [String(k), shape(Object.getOwnPropertyDescriptor(value, k)?.value)]);
   return { kind: (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)?.constructor?.name ?? 'null', keys };
 }
+
+describe('copyToExtend', () => {
+  it('equals the spread it replaces for any JSON object, in key order, and is a new object', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (value) => {
+        const out = copyToExtend(value);
+        expect(out).not.toBe(value);
+        expect(shape(out)).toEqual(shape({ ...value }));
+      }),
+    );
+  });
+
+  it('gives an empty object for null and undefined, as the spread of `x ?? {}` did', () => {
+    expect(shape(copyToExtend(null))).toEqual(shape({}));
+    expect(shape(copyToExtend(undefined))).toEqual(shape({}));
+  });
+
+  it('keeps an own __proto__ key as data, as the spread does, instead of setting the prototype', () => {
+    const value = JSON.parse('{"count": 1, "__proto__": {"polluted": true}}') as object;
+    const out = copyToExtend(value);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.polluted).toBeUndefined();
+    expect(shape(out)).toEqual(shape({ ...value }));
+  });
+});
 
 describe('withKeys', () => {
   it('equals the spread it replaces for any JSON base, in key order', () => {

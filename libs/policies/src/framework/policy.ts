@@ -192,14 +192,14 @@ export abstract class Policy<P = Record<string, unknown>> {
     return (this.typeMeta = meta);
   }
 
-  private typeMeta: PolicyTypeMeta | undefined;
+  private typeMeta: PolicyTypeMeta | undefined = undefined;
 
   /** `<type>-<version>` as stored in `policies.type`; once per instance, which the registry keeps per policy id */
   get type(): string {
     return (this.typeName ??= `${this.spec.type}-${this.spec.version}`);
   }
 
-  private typeName: string | undefined;
+  private typeName: string | undefined = undefined;
 
   get priority(): number {
     return this.meta.priority;

@@ -139,7 +139,7 @@ function distinct(names: readonly string[]): boolean {
  * stand in for per-node reads (see ZoneIndex.build); it is then never built again.
  */
 export class DecisionIndex {
-  private built: ZoneIndex | null | undefined;
+  private built: ZoneIndex | null | undefined = undefined;
 
   constructor(readonly nodes: readonly NodeSnapshot[]) {}
 

@@ -54,8 +54,8 @@ export function affinityChoosesZone(properties: Record<string, unknown> | null |
   },
 })
 export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
-  private weighted: WeightedZone[] | undefined;
-  private names: string[] | undefined;
+  private weighted: WeightedZone[] | undefined = undefined;
+  private names: string[] | undefined = undefined;
 
   /** name → weight in spec order (a duplicated name would keep its first position and last weight) */
   get zones(): WeightedZone[] {
