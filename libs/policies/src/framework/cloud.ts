@@ -64,6 +64,7 @@ export interface CloudView {
 /** An in-memory Nova built from a snapshot's facts; records what the hooks changed. */
 export class InMemoryCloud implements CloudView {
   readonly changes: CloudChange[] = [];
+  // set at construction, filled on first use: one shape for every instance (see Policy.typeMeta)
   private zones: string[] | undefined = undefined;
   private zoneSet: Set<string> | undefined = undefined;
   private groups: ServerGroupFact[] | undefined = undefined;

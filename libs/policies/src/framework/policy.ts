@@ -192,6 +192,8 @@ export abstract class Policy<P = Record<string, unknown>> {
     return (this.typeMeta = meta);
   }
 
+  // set at construction, not on first use: every instance of a class keeps one shape, so the chain's
+  // calls stay polymorphic (BENCHMARKS.md, decision, "Session 22"); the same for typeName below
   private typeMeta: PolicyTypeMeta | undefined = undefined;
 
   /** `<type>-<version>` as stored in `policies.type`; once per instance, which the registry keeps per policy id */

@@ -139,6 +139,7 @@ function distinct(names: readonly string[]): boolean {
  * stand in for per-node reads (see ZoneIndex.build); it is then never built again.
  */
 export class DecisionIndex {
+  // set at construction, filled on first use: one shape for every instance (see Policy.typeMeta)
   private built: ZoneIndex | null | undefined = undefined;
 
   constructor(readonly nodes: readonly NodeSnapshot[]) {}

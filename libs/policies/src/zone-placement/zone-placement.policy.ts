@@ -54,6 +54,7 @@ export function affinityChoosesZone(properties: Record<string, unknown> | null |
   },
 })
 export class ZonePlacementPolicy extends Policy<ZonePlacementProperties> {
+  // set at construction, filled on first use: one shape for every instance (see Policy.typeMeta)
   private weighted: WeightedZone[] | undefined = undefined;
   private names: string[] | undefined = undefined;
 
