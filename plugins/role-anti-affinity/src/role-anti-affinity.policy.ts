@@ -84,7 +84,8 @@ interface PropertyProblem {
   },
 })
 export class RoleAntiAffinityPolicy extends Policy<RoleAntiAffinityProperties> {
-  private listed: Set<string> | undefined;
+  // set at construction, filled on first use: one shape for every instance (as the built-in policies do)
+  private listed: Set<string> | undefined = undefined;
 
   /** The listed roles, trimmed as profile roles are. */
   get roleSet(): ReadonlySet<string> {
