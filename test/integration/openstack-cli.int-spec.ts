@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { loadConfig } from '@trellis/common';
 import { startEmbedded, type Embedded } from '../../cli/embedded';
 import { ApiClient, keystoneToken } from '../support/api-client';
-import { OpenStackCli, OpenStackCliError, acceptedActionId, freePort, locateOpenStackCli } from '../support/cli/openstack-cli';
+import { OpenStackCli, OpenStackCliError, acceptedActionId, locateOpenStackCli } from '../support/cli/openstack-cli';
+import { freePort } from '../support/processes';
 
 /**
  * Issue 3 §8: the real `openstack cluster ...` (Debian's python3-openstackclient and

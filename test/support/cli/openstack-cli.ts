@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort as sharedFreePort } from '@trellis/testing/processes';
 
 const INSTALL_HINT =
   'install python3-openstackclient and python3-senlinclient ' +
@@ -103,5 +102,3 @@ export function acceptedActionId(output: string): string {
   return m[1];
 }
 
-/** A TCP port nothing listens on right now, for a server that must know its URL before it starts. */
-export const freePort = (host = '127.0.0.1'): Promise<number> => sharedFreePort(host);
