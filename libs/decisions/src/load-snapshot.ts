@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { ActionEntity } from '@trellis/persistence';
+import { hotQuery, type ActionEntity } from '@trellis/persistence';
 import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
 import {
   AFFINITY_POLICY_TYPE,
@@ -229,7 +229,7 @@ export async function loadCluster(m: EntityManager, clusterId: string): Promise<
     `SELECT ${CLUSTER_COLUMNS} FROM clusters c JOIN profiles p ON p.id = c.profile_id WHERE c.id = $1`,
     [clusterId],
   );
-  return rows.length ? toCluster(rows[0], toNodes(await m.query(NODES_SQL, [clusterId]))) : null;
+  return rows.length ? toCluster(rows[0], toNodes(await hotQuery(m, NODES_SQL, [clusterId]))) : null;
 }
 
 export async function loadBindings(m: EntityManager, clusterId: string): Promise<SnapshotPolicy[]> {
@@ -304,7 +304,8 @@ async function loadClusterSnapshot(
   // the members of each server group are counted only where a plugin's policy is bound
   const counts = summarising ? `, (${ZONE_COUNTS_JSON('c.id')}) AS zone_counts, (${GROUP_COUNTS_JSON('c.id', '$6::text[]')}) AS group_counts` : '';
   const params: unknown[] = [clusterId, needs.hypervisorFree, needs.memberFree, needs.hypervisors, needs.members];
-  const rows: Array<Record<string, any>> = await m.query(
+  const rows: Array<Record<string, any>> = await hotQuery(
+    m,
     `SELECT ${CLUSTER_COLUMNS}, (${BINDINGS_JSON('c.id')}) AS bindings, h.reads_hypervisors,
             (${FACTS_JSON('c.project', 'h.reads_hypervisors', 'h.reads_members')}) AS facts${counts}
        FROM clusters c JOIN profiles p ON p.id = c.profile_id
@@ -327,7 +328,7 @@ async function loadClusterSnapshot(
     if (summary && r.group_counts) summary.groups = sortedGroups(r.group_counts);
     cluster.nodes = nodes;
     if (summary) cluster.summary = summary;
-  } else cluster.nodes = toNodes(await m.query(NODES_SQL, [clusterId]));
+  } else cluster.nodes = toNodes(await hotQuery(m, NODES_SQL, [clusterId]));
   return { cluster, policies: r.bindings, cloud };
 }
 
@@ -502,7 +503,7 @@ async function summarisedNodes(
     .map((z) => ({ name: z.zone, nodes: z.nodes, active: z.active }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const listing = hook === 'post_op' ? NO_VICTIMS : victimListing({ action: action.action, inputs: action.inputs ?? {} }, policies, cluster, nodeCount, { zones, cloud });
-  if (!listing) return { nodes: toNodes(await m.query(NODES_SQL, [cluster.id])) };
+  if (!listing) return { nodes: toNodes(await hotQuery(m, NODES_SQL, [cluster.id])) };
   // each zone as deep as its share of a zone plan, where one bounds it (victimListing)
   const depths = listing.zones;
   const summary: ClusterSummary = {
@@ -520,7 +521,7 @@ async function summarisedNodes(
     : [cluster.id];
   // the nodes without a zone (null) as deep as `$3`; a zone not listed has no pairs
   if (listing.orders.includes('profile')) params.push(...profileWalk(counts, (zone) => (zone === null ? listing.listed : (depthOf.get(zone) ?? 0))));
-  const nodes = listsAny ? toNodes(await m.query(candidatesSql(listing.orders), params)) : [];
+  const nodes = listsAny ? toNodes(await hotQuery(m, candidatesSql(listing.orders), params)) : [];
   return { nodes, summary };
 }
 
