@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { conflict } from '@trellis/common';
 import {
-  ActiveActionStatuses,
   Exchanges,
   Headers,
   RoutingKeys,
@@ -17,7 +16,7 @@ import type { EntityManager } from 'typeorm';
 import type { ApiRequest, RequestVia } from '../core/request.decorators';
 import { afterCommit, hotQuery, insertRow, insertRowStatement, type SqlStatement } from '../infra/persistence.adapter';
 import type { Tx } from '../infra/unit-of-work';
-import { ActionLimits, type UnfinishedCounts } from '../limits/action-limits';
+import { ActionLimits, UNFINISHED_STATUSES_SQL, type UnfinishedCounts } from '../limits/action-limits';
 import { TrustBroker, type SeenTrust, type TrustCheck } from '../trusts/trust-broker';
 import { BYPASS_CONFLICT_CHECKS, actionName } from './action-names';
 
@@ -219,12 +218,12 @@ export class ActionSubmitter {
    */
   private conflictChecks(a: Pick<NewAction, 'action' | 'target' | 'clusterId'>, limitsOf: Limited, first: number, limits: 'before' | 'after'): EarlyChecks {
     const scaling = a.clusterId !== null && SCALING_ACTIONS.includes(a.action);
-    const params: unknown[] = [a.clusterId, a.target, ActiveActionStatuses, ...(scaling ? [`${SCALING_POLICY_PREFIX}%`] : [])];
+    const params: unknown[] = [a.clusterId, a.target];
     // the text depends on these only: built once for each (a storm builds it for every request)
     const shape = `${first}:${scaling}:${limitsOf.via}`;
     let built = this.conflictSql.get(shape);
     if (built === undefined) {
-      const counting = this.limits.countSql(limitsOf.via, first + params.length, first + 2);
+      const counting = this.limits.countSql(limitsOf.via, first + params.length);
       built = { select: this.conflictSelect(first, scaling, counting), counting: counting !== null };
       this.conflictSql.set(shape, built);
     }
@@ -251,21 +250,25 @@ export class ActionSubmitter {
     return { select, params, judge };
   }
 
-  /** conflictChecks' select list: parameters from `$first` (cluster, target, statuses, then the scaling type prefix), `counting` the limits' count. */
+  /**
+   * conflictChecks' select list: parameters from `$first` (cluster, target), `counting` the limits'
+   * count. The statuses and the scaling type prefix are written in, not parameters: the prepared
+   * statement's one plan is then as good as a plan for the values (see UNFINISHED_STATUSES_SQL).
+   */
   private conflictSelect(first: number, scaling: boolean, counting: string | null): string {
     const $ = (n: number) => `$${first + n - 1}`;
     return `(SELECT json_agg(id ORDER BY created_at) FROM actions WHERE cluster_id = ${$(1)} AND status = 'RUNNING') AS conflict_running,
-         (SELECT json_agg(id ORDER BY created_at) FROM actions WHERE target = ${$(2)} AND status = ANY(${$(3)})) AS conflict_active,
-         ${scaling ? scalingBindings($(1), $(4)) : 'NULL'} AS conflict_scaling,
+         (SELECT json_agg(id ORDER BY created_at) FROM actions WHERE target = ${$(2)} AND status IN (${UNFINISHED_STATUSES_SQL})) AS conflict_active,
+         ${scaling ? scalingBindings($(1)) : 'NULL'} AS conflict_scaling,
          ${counting ?? 'NULL'} AS conflict_counted`;
   }
 }
 
-/** The cluster's (`cluster`) enabled scaling policies (`prefix`: the type prefix), in chain order, as a JSON array. */
-const scalingBindings = (cluster: string, prefix: string) => `(SELECT json_agg(json_build_object('policy_id', b.policy_id, 'last_op', b.last_op, 'spec', p.spec)
+/** The cluster's (`cluster`) enabled scaling policies, in chain order, as a JSON array. */
+const scalingBindings = (cluster: string) => `(SELECT json_agg(json_build_object('policy_id', b.policy_id, 'last_op', b.last_op, 'spec', p.spec)
     ORDER BY b.priority, b.attached_at)
   FROM cluster_policies b INNER JOIN policies p ON p.id = b.policy_id
-  WHERE b.cluster_id = ${cluster} AND b.enabled = true AND p.type LIKE ${prefix})`;
+  WHERE b.cluster_id = ${cluster} AND b.enabled = true AND p.type LIKE '${SCALING_POLICY_PREFIX}%')`;
 
 /** An enabled scaling policy for this event whose last operation is younger than its cooldown. */
 function checkCooldown(action: string, clusterId: string, bindings: NonNullable<ConflictRow['conflict_scaling']>): void {
