@@ -64,7 +64,7 @@ describe('the decision input statement on PostgreSQL', () => {
   it('a scale-out reads its input with a prepared statement planned five times in twenty decisions', async () => {
     const now = new Date();
     for (let i = 0; i < 20; i++) {
-      const action = { id: randomUUID(), action: 'CLUSTER_SCALE_OUT', cluster_id: cluster, target: cluster, inputs: { count: 1 }, data: {}, project: 'p' } as ActionEntity;
+      const action = { id: randomUUID(), action: 'CLUSTER_SCALE_OUT', cluster_id: cluster, target: cluster, inputs: { count: 1 }, data: {}, project: 'p' } as unknown as ActionEntity;
       const snapshot = await loadSnapshot(db.dataSource.manager, action, 'pre_op', now);
       expect(snapshot.cluster?.summary?.node_count).toBe(20);
     }
