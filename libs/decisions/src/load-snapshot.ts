@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { hotQuery, type ActionEntity } from '@trellis/persistence';
+import { sqlTextList } from '@trellis/persistence/sql';
 import { CLOUD_WIDE_PROJECT, CloudFactKinds } from '@trellis/contracts';
 import {
   AFFINITY_POLICY_TYPE,
@@ -164,9 +165,7 @@ const BINDINGS_JSON = (clusterId: string) => `
    WHERE b.cluster_id = ${clusterId}`;
 
 /** the kinds a snapshot carries (`host_zones` is for the gateway's views, not for the policies) */
-const SNAPSHOT_KINDS = [CloudFactKinds.availabilityZones, CloudFactKinds.hypervisors, CloudFactKinds.serverGroups]
-  .map((k) => `'${k}'`)
-  .join(', ');
+const SNAPSHOT_KINDS = sqlTextList([CloudFactKinds.availabilityZones, CloudFactKinds.hypervisors, CloudFactKinds.serverGroups]);
 
 /**
  * Whether the cluster (SQL: `clusterId`) has a bound policy that may read the hypervisors

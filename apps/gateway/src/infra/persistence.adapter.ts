@@ -5,6 +5,7 @@ import type { EntityManager, EntityMetadata, EntityTarget, ObjectLiteral } from 
  * stay few.
  */
 export { addToOutbox, afterCommit, hotQuery, inTransaction, isDatabaseUnavailable, sqlState } from '@trellis/persistence';
+export { sqlTextList } from '@trellis/persistence/sql';
 import { hotQuery, type SqlStatement } from '@trellis/persistence';
 export type { OutgoingMessage } from '@trellis/messaging/bus.port';
 export type { SqlStatement } from '@trellis/persistence';

@@ -4,7 +4,7 @@ import { ActiveActionStatuses } from '@trellis/contracts';
 import type { EntityManager } from 'typeorm';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../core/gateway-config';
 import type { RequestVia } from '../core/request.decorators';
-import { hotQuery } from '../infra/persistence.adapter';
+import { hotQuery, sqlTextList } from '../infra/persistence.adapter';
 
 /** When a refused action may be asked for again: actions on the simulator end within seconds, on a cloud within a minute. */
 export const ACTION_LIMIT_RETRY_AFTER_SECONDS = 5;
@@ -20,12 +20,7 @@ export interface UnfinishedCounts {
  * not passed as a parameter, so PostgreSQL plans a prepared statement that counts them once (with a
  * parameter it estimates a custom plan cheaper and plans the statement again on every request).
  */
-export const UNFINISHED_STATUSES_SQL = sqlList(ActiveActionStatuses);
-
-function sqlList(values: readonly string[]): string {
-  for (const v of values) if (!/^[A-Z_]+$/.test(v)) throw new Error(`not an action status: ${v}`);
-  return values.map((v) => `'${v}'`).join(', ');
-}
+export const UNFINISHED_STATUSES_SQL = sqlTextList(ActiveActionStatuses);
 
 /** pg_advisory_xact_lock(class, key) classes: one lock per project (key: hash of its id), one for every project (key 0). */
 const PROJECT_LOCK_CLASS = 0x54726c01;
@@ -57,7 +52,7 @@ export class ActionLimits {
     const counting = this.countSql(options.via, 1);
     if (counting === null) return;
     if (options.lock) await this.lock(manager, project, options.via);
-    const [{ counted }]: Array<{ counted: UnfinishedCounts }> = await manager.query(`SELECT ${counting} AS counted`, [project]);
+    const [{ counted }]: Array<{ counted: UnfinishedCounts }> = await hotQuery(manager, `SELECT ${counting} AS counted`, [project]);
     this.judge(project, counted, options.via);
   }
 
