@@ -33,7 +33,12 @@ describe('trellis purge', () => {
       { kind: 'processed_messages', olderThan: '7d', seconds: 7 * 86_400 },
       { kind: 'events', olderThan: '14d', seconds: 14 * 86_400 },
       { kind: 'actions', olderThan: '30d', seconds: 30 * 86_400 },
+      { kind: 'services', olderThan: '1d', seconds: 86_400 },
     ]);
+  });
+
+  it("takes the dead services' age in any unit", () => {
+    expect(purgePlan(parsed('--services-older-than', '10m'), loadConfig({}))).toEqual([{ kind: 'services', olderThan: '10m', seconds: 600 }]);
   });
 
   describe('command line', () => {
@@ -51,7 +56,7 @@ describe('trellis purge', () => {
 
     it('lists its flags in --help', async () => {
       expect(await runPurge(['--help'])).toBe(0);
-      for (const flag of ['--events-older-than AGE', '--actions-older-than AGE', '--decisions-older-than AGE', '--processed-older-than AGE', '--dry-run']) {
+      for (const flag of ['--events-older-than AGE', '--actions-older-than AGE', '--decisions-older-than AGE', '--processed-older-than AGE', '--services-older-than AGE', '--dry-run']) {
         expect(std.out).toContain(flag);
       }
     });

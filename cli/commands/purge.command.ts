@@ -8,22 +8,25 @@ const AGE_FLAGS: Record<RetentionKind, string> = {
   events: 'events-older-than',
   actions: 'actions-older-than',
   decisions: 'decisions-older-than',
+  services: 'services-older-than',
 };
 
 export const PURGE_COMMAND: CommandSpec = {
   name: 'purge',
-  summary: 'Delete old events, finished actions, decisions and processed-message ids now (as the engine does in the background).',
+  summary: "Delete old events, finished actions, decisions, processed-message ids and dead services' registrations now (as the engine does in the background).",
   options: {
     'events-older-than': { type: 'string', value: 'AGE', help: 'events older than AGE (e.g. 30d, 12h, 90m, 3600s)' },
     'actions-older-than': { type: 'string', value: 'AGE', help: 'finished actions older than AGE, with their steps and decision' },
     'decisions-older-than': { type: 'string', value: 'AGE', help: 'decisions of finished actions older than AGE' },
     'processed-older-than': { type: 'string', value: 'AGE', help: 'ids of consumed messages recorded more than AGE ago' },
+    'services-older-than': { type: 'string', value: 'AGE', help: "registrations of services that stopped renewing them more than AGE ago (shown down; never a running one's)" },
     'dry-run': { type: 'boolean', help: 'count what would be deleted, delete nothing' },
   },
   notes: [
     'With no --*-older-than flag every kind is purged at its configured age (TRELLIS_RETAIN_*_DAYS, README',
     '"Retention"); with some, only those kinds. Never deleted: unfinished actions, actions whose work the',
-    "nova-worker is still doing, an existing cluster's latest action and latest decision. Needs DATABASE_URL.",
+    "nova-worker is still doing, an existing cluster's latest action and latest decision, the registration of a",
+    'service that renewed it within the last 30 s. Needs DATABASE_URL.',
   ],
 };
 

@@ -85,12 +85,35 @@ describe('trellis purge (PostgreSQL)', () => {
       ['events', '30d'],
       ['actions', '30d'],
       ['decisions', '30d'],
+      ['services', '1d'],
     ]);
     expect(rowsOf(defaults).processed_messages).toEqual({ processed_messages: 1 });
     expect(await ids('actions')).toEqual([oldRunning, recent].sort());
     expect(((await q(`SELECT action_id FROM decisions ORDER BY action_id`)) as Array<{ action_id: string }>).map((r) => r.action_id)).toEqual(
       [oldRunning, recent].sort(),
     );
+  });
+
+  it("forgets dead services' registrations (Senlin's service clean), never a running one's", async () => {
+    const service = async (secondsAgo: number) => {
+      const id = randomUUID();
+      await q(
+        `INSERT INTO services (id, "binary", host, topic, disabled, created_at, updated_at)
+         VALUES ($1, 'trellis-nova-worker', 'h', 't', false, clock_timestamp() - make_interval(secs => $2 + 60), clock_timestamp() - make_interval(secs => $2))`,
+        [id, secondsAgo],
+      );
+      return id;
+    };
+    await q('DELETE FROM services');
+    const renewing = await service(3);
+    const killed = await service(600);
+    const longGone = await service(3 * 86_400);
+
+    expect(rowsOf(await purge('--services-older-than', '1d'))).toEqual({ services: { services: 1 } });
+    expect(await ids('services')).toEqual([renewing, killed].sort());
+    expect(await ids('services')).not.toContain(longGone);
+    expect(rowsOf(await purge('--services-older-than', '0s'))).toEqual({ services: { services: 1 } });
+    expect(await ids('services')).toEqual([renewing]);
   });
 
   it('refuses a misspelt flag with status 2 and deletes nothing', async () => {

@@ -74,7 +74,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).retention).toEqual({
       intervalSeconds: 3600,
       batchSize: 500,
-      days: { processed_messages: 7, events: 30, actions: 30, decisions: 30 },
+      days: { processed_messages: 7, events: 30, actions: 30, decisions: 30, services: 1 },
     });
     const c = loadConfig({ TRELLIS_RETAIN_EVENTS_DAYS: '0', TRELLIS_RETAIN_ACTIONS_DAYS: '90', TRELLIS_RETENTION_INTERVAL_SECONDS: '0' });
     expect(c.retention.days).toMatchObject({ events: null, actions: 90 });

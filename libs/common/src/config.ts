@@ -107,7 +107,7 @@ export interface TrellisConfig {
     /** rows per delete transaction */
     batchSize: number;
     /** days each kind of row is kept; null keeps it forever (0 in the variable) */
-    days: { processed_messages: number | null; events: number | null; actions: number | null; decisions: number | null };
+    days: { processed_messages: number | null; events: number | null; actions: number | null; decisions: number | null; services: number | null };
   };
   /** what the gateway lets one project, and every project together, ask for (docs/SECURITY.md, Limits); 0 = no limit */
   limits: {
@@ -344,6 +344,7 @@ export function loadConfig(env: Env = process.env): TrellisConfig {
         events: days(env, 'TRELLIS_RETAIN_EVENTS_DAYS', 30),
         actions: days(env, 'TRELLIS_RETAIN_ACTIONS_DAYS', 30),
         decisions: days(env, 'TRELLIS_RETAIN_DECISIONS_DAYS', 30),
+        services: days(env, 'TRELLIS_RETAIN_DOWN_SERVICES_DAYS', 1),
       },
     },
     limits: limits(env),

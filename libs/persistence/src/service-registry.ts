@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
 import { FailureStreak, type Logger } from '@trellis/common';
 import { ServiceEntity } from './entities/service.entity';
+import { changedCount } from './sql';
 
 /** How often a running component renews its row. */
 export const SERVICE_REPORT_INTERVAL_MS = 10_000;
@@ -23,27 +24,37 @@ export interface ServiceRegistration {
 
 /**
  * A running component's row in `services`: inserted at start, renewed every interval, deleted on a
- * clean stop (a process that dies leaves its row behind, shown `down`). A failed renewal is logged
- * and tried again at the next interval: the database being away for a while must not stop the component.
+ * clean stop (a process that dies leaves its row behind, shown `down`, until retention forgets it:
+ * TRELLIS_RETAIN_DOWN_SERVICES_DAYS). A failed renewal is logged and tried again at the next
+ * interval: the database being away for a while must not stop the component. A renewal that finds
+ * the row gone (deleted by hand, or by a purge while this process was stalled past the down time)
+ * inserts it again, as it was at start.
  */
 export class ServiceHeartbeat {
   private timer: NodeJS.Timeout | null = null;
+  /** the renewal under way, awaited by stop() before it deletes the row (or a renewal would put it back) */
+  private renewing: Promise<void> | null = null;
+  private stopped = false;
   /** renewals failed in a row: the first logged, then one line every 30 s, and the recovery */
   private readonly failures: FailureStreak;
 
   private constructor(
     private readonly dataSource: DataSource,
-    readonly id: string,
-    logger: Logger,
+    /** the row as first inserted (its `updated_at` aside) */
+    private readonly row: ServiceEntity,
+    private readonly logger: Logger,
   ) {
     this.failures = new FailureStreak(logger, 'service heartbeat failed; tried again at the next interval', 'service heartbeat renewed again');
   }
 
+  get id(): string {
+    return this.row.id;
+  }
+
   static async start(dataSource: DataSource, registration: ServiceRegistration, logger: Logger, intervalMs = SERVICE_REPORT_INTERVAL_MS): Promise<ServiceHeartbeat> {
     const now = new Date();
-    const id = randomUUID();
-    await dataSource.getRepository(ServiceEntity).insert({
-      id,
+    const row: ServiceEntity = {
+      id: randomUUID(),
       binary: registration.binary,
       host: hostname(),
       topic: registration.topic,
@@ -52,16 +63,44 @@ export class ServiceHeartbeat {
       accepts: registration.accepts ? Object.fromEntries(Object.entries(registration.accepts).map(([type, versions]) => [type, [...versions]])) : null,
       created_at: now,
       updated_at: now,
-    });
-    const beat = new ServiceHeartbeat(dataSource, id, logger);
+    };
+    await dataSource.getRepository(ServiceEntity).insert({ ...row });
+    const beat = new ServiceHeartbeat(dataSource, row, logger);
     beat.timer = setInterval(() => void beat.renew(), intervalMs);
     beat.timer.unref();
     return beat;
   }
 
-  async renew(): Promise<void> {
+  renew(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.renewing ??= this.renewOnce().finally(() => {
+      this.renewing = null;
+    });
+    return this.renewing;
+  }
+
+  private async renewOnce(): Promise<void> {
     try {
-      await this.dataSource.query('UPDATE services SET updated_at = clock_timestamp() WHERE id = $1', [this.id]);
+      const renewed = changedCount(await this.dataSource.query('UPDATE services SET updated_at = clock_timestamp() WHERE id = $1', [this.id]));
+      if (renewed === 0) {
+        // the row went while this process ran: registered again under the same id, so that the
+        // component is listed (and counted by the engines' work order versions) as before
+        await this.dataSource.query(
+          `INSERT INTO services (id, "binary", host, topic, disabled, disabled_reason, accepts, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp()) ON CONFLICT (id) DO UPDATE SET updated_at = clock_timestamp()`,
+          [
+            this.row.id,
+            this.row.binary,
+            this.row.host,
+            this.row.topic,
+            this.row.disabled,
+            this.row.disabled_reason,
+            this.row.accepts === null ? null : JSON.stringify(this.row.accepts),
+            this.row.created_at,
+          ],
+        );
+        this.logger.warn('service registration was gone; registered again', { service_id: this.id, binary: this.row.binary });
+      }
       this.failures.succeeded({ service_id: this.id });
     } catch (e) {
       this.failures.failed(String(e), { service_id: this.id });
@@ -69,8 +108,10 @@ export class ServiceHeartbeat {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.renewing;
     await this.dataSource.query('DELETE FROM services WHERE id = $1', [this.id]).catch(() => undefined);
   }
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { openTestDatabase } from '@trellis/testing/database';
 import type { DataSource } from 'typeorm';
 import type { Database } from '../database';
+import { ServiceHeartbeat } from '../service-registry';
 import { pruneOlderThan } from './retention';
+import { silentLogger } from '@trellis/common';
 
 const NOW = new Date('2026-11-25T12:00:00Z');
 const daysAgo = (d: number) => new Date(NOW.getTime() - d * 86_400_000);
@@ -71,6 +73,17 @@ class Rows {
 
   async ids(table: string, column = 'id'): Promise<string[]> {
     return ((await this.ds.query(`SELECT ${column} AS id FROM ${table}`)) as Array<{ id: string }>).map((r) => r.id).sort();
+  }
+
+  /** a registration last renewed `ageSeconds` ago by the database's clock (a dead process's, unless recent) */
+  async service(ageSeconds: number): Promise<string> {
+    const id = randomUUID();
+    await this.ds.query(
+      `INSERT INTO services (id, "binary", host, topic, disabled, created_at, updated_at)
+       VALUES ($1, 'trellis-nova-worker', 'h', 't', false, clock_timestamp() - make_interval(secs => $2 + 60), clock_timestamp() - make_interval(secs => $2))`,
+      [id, ageSeconds],
+    );
+    return id;
   }
 
   count = async (table: string): Promise<number> => ((await this.ds.query(`SELECT count(*)::int AS n FROM ${table}`)) as Array<{ n: number }>)[0].n;
@@ -158,5 +171,39 @@ describe('retention (PGlite)', () => {
     expect(await pruneOlderThan(db.dataSource, 'events', { olderThanSeconds: THIRTY_DAYS, now: NOW, dryRun: true })).toEqual({ events: 1 });
     expect(await rows.count('actions')).toBe(10);
     expect(await rows.count('events')).toBe(1);
+  });
+
+  it("forgets the registrations of services down for longer than the age, never a running one's, whatever the age", async () => {
+    const running = await ServiceHeartbeat.start(db.dataSource, { binary: 'trellis-policy-engine', topic: 'q' }, silentLogger, 60_000);
+    const justStalled = await rows.service(20); // within the 30 s after which a service is shown down
+    const downAnHour = await rows.service(3_600);
+    await rows.service(2 * 86_400);
+    await rows.service(3 * 86_400);
+    const now = new Date();
+
+    expect(await pruneOlderThan(db.dataSource, 'services', { olderThanSeconds: 86_400, now, dryRun: true })).toEqual({ services: 2 });
+    expect(await pruneOlderThan(db.dataSource, 'services', { olderThanSeconds: 86_400, now, batchSize: 1 })).toEqual({ services: 2 });
+    expect(await rows.ids('services')).toEqual([running.id, justStalled, downAnHour].sort());
+
+    // an age of 0 takes every dead one, and still no row renewed within the down time
+    expect(await pruneOlderThan(db.dataSource, 'services', { olderThanSeconds: 0, now: new Date() })).toEqual({ services: 1 });
+    expect(await rows.ids('services')).toEqual([running.id, justStalled].sort());
+    await running.stop();
+  });
+
+  it('a running service whose registration was deleted registers again at its next renewal, as it was', async () => {
+    const beat = await ServiceHeartbeat.start(db.dataSource, { binary: 'trellis-nova-worker', topic: 'trellis.nova-worker.orders', accepts: { 'work.order': [1, 2] } }, silentLogger, 60_000);
+    const columns = `id, "binary", host, topic, disabled, disabled_reason, accepts, created_at`;
+    const [before] = await db.dataSource.query(`SELECT ${columns} FROM services`);
+    await db.dataSource.query('DELETE FROM services');
+
+    await beat.renew();
+
+    expect(await db.dataSource.query(`SELECT ${columns} FROM services`)).toEqual([before]);
+    expect(before.accepts).toEqual({ 'work.order': [1, 2] });
+    // a clean stop removes it, and a renewal after the stop does not bring it back
+    await beat.stop();
+    await beat.renew();
+    expect(await rows.count('services')).toBe(0);
   });
 });

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { changedCount } from '../sql';
 import { inTransaction } from '../transaction';
+import { SERVICE_DOWN_AFTER_MS } from '../service-registry';
 
 /**
  * Retention: what Trellis forgets, and what it never forgets early.
@@ -17,12 +18,17 @@ import { inTransaction } from '../transaction';
  *   cluster as it is).
  * - `decisions`: of finished (or vanished) actions, by `created_at`, except the latest decision of an
  *   existing cluster. The engine reads the plan of an action it has not finished; those stay.
+ * - `services`: the registrations of components that stopped renewing them (shown `down` by
+ *   `GET /v1/services`: a process that was killed, or lost its host, never removed its row), by
+ *   `updated_at`, as Senlin's services cleaned up the rows of dead ones. Never a row renewed within
+ *   the time after which it is shown `down` (by the database's clock, whatever the age asked): a
+ *   running component keeps its row, and one that finds its row gone registers it again.
  *
  * Rows go in batches, each its own short transaction, taken `FOR UPDATE SKIP LOCKED`: a purge never
  * holds locks for long and never waits for an engine (or another purge) working on the same rows.
  */
-export type RetentionKind = 'processed_messages' | 'events' | 'actions' | 'decisions';
-export const RETENTION_KINDS: readonly RetentionKind[] = ['processed_messages', 'events', 'actions', 'decisions'];
+export type RetentionKind = 'processed_messages' | 'events' | 'actions' | 'decisions' | 'services';
+export const RETENTION_KINDS: readonly RetentionKind[] = ['processed_messages', 'events', 'actions', 'decisions', 'services'];
 
 export interface PruneOptions {
   /** rows older than this many seconds go */
@@ -68,6 +74,9 @@ const PRUNABLE_DECISIONS = `
               AND NOT EXISTS (SELECT 1 FROM actions b JOIN decisions db ON db.action_id = b.id
                                WHERE b.cluster_id = a.cluster_id AND b.created_at > a.created_at))`;
 
+/** the registrations that may go: renewed before $1, and not within the time after which a component is down */
+const DOWN_SERVICES = `updated_at < $1 AND updated_at < clock_timestamp() - interval '${Math.ceil(SERVICE_DOWN_AFTER_MS / 1000)} seconds'`;
+
 interface KindSql {
   /** the tables it deletes from, the kind's own first */
   tables: string[];
@@ -107,6 +116,15 @@ const KINDS: Record<RetentionKind, KindSql> = {
       'decisions',
       `WITH doomed AS (${PRUNABLE_DECISIONS} LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
        DELETE FROM decisions x USING doomed WHERE x.action_id = doomed.action_id`,
+    ),
+  },
+  services: {
+    tables: ['services'],
+    count: `SELECT count(*)::int AS services FROM services WHERE ${DOWN_SERVICES}`,
+    deleteBatch: simpleDelete(
+      'services',
+      `WITH doomed AS (SELECT id FROM services WHERE ${DOWN_SERVICES} LIMIT $2 FOR UPDATE SKIP LOCKED)
+       DELETE FROM services s USING doomed WHERE s.id = doomed.id`,
     ),
   },
   actions: {
