@@ -3,6 +3,7 @@ import { createLogger } from '@trellis/common';
 import { ApiClient } from '../support/api-client';
 import {
   expectOneStory,
+  expectDeploymentGauges,
   expectOutboxGauges,
   expectScaleOutCounted,
   moved,
@@ -39,6 +40,7 @@ describe('operating Trellis: metrics, health and one id through the logs (embedd
     const move = (name: string, labels?: Record<string, string>) => moved(before, after, name, labels);
     expectScaleOutCounted(2, { gateway: move, engine: move, worker: move });
     expectOutboxGauges(after);
+    expectDeploymentGauges(after);
     // nothing went wrong on the way
     expect(move('trellis_message_retries_total', { queue: 'trellis.nova-worker.orders', reason: 'transient' })).toBe(0);
   });

@@ -1,6 +1,7 @@
 import { ApiClient, keystoneToken } from '../support/api-client';
 import {
   expectOneStory,
+  expectDeploymentGauges,
   expectOutboxGauges,
   expectProcessMetrics,
   expectScaleOutCounted,
@@ -95,6 +96,7 @@ describe('operating Trellis as separate services (RabbitMQ + PostgreSQL)', () =>
     expectScaleOutCounted(2, { gateway: mover('gateway'), engine: mover('engine'), worker: mover('worker') });
     for (const samples of Object.values(after) as Samples[]) {
       expectOutboxGauges(samples);
+      expectDeploymentGauges(samples);
       expectProcessMetrics(samples);
     }
     // each process counts its own work: the gateway consumed none of the engine's messages

@@ -91,6 +91,20 @@ export function expectOutboxGauges(samples: Samples): void {
   expect(samples.has('trellis_outbox_set_aside_messages{}')).toBe(true);
 }
 
+/**
+ * The deployment gauges, read from the shared tables at the scrape: every unfinished status listed
+ * (nothing left running after the scale-out), and a gateway, a policy-engine and a nova-worker up.
+ */
+export function expectDeploymentGauges(samples: Samples): void {
+  for (const status of ['READY', 'WAITING', 'RUNNING', 'WAITING_LIFECYCLE_COMPLETION']) {
+    expect(samples.get(`trellis_actions_unfinished{status="${status}"}`)).toBe(0);
+  }
+  for (const binary of ['trellis-gateway', 'trellis-policy-engine', 'trellis-nova-worker']) {
+    expect(sample(samples, 'trellis_components', { binary, state: 'up' })).toBeGreaterThanOrEqual(1);
+    expect(samples.has(`trellis_components{binary="${binary}",state="down"}`)).toBe(true);
+  }
+}
+
 /** Node's process metrics, which a service's entry point turns on. */
 export function expectProcessMetrics(samples: Samples): void {
   expect(sample(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);

@@ -154,6 +154,60 @@ outboxGauge(
   (f) => f.setAside,
 );
 
+/** What the deployment is doing (its shared tables), read when the metrics are scraped. */
+export interface DeploymentFigures {
+  /** unfinished actions per status */
+  unfinishedActions: Record<string, number>;
+  /** registered components (rows of `services`) per binary and state */
+  components: ReadonlyArray<{ binary: string; state: string; count: number }>;
+}
+
+let deploymentSource: (() => Promise<DeploymentFigures>) | null = null;
+let deploymentRead: Promise<DeploymentFigures | null> | null = null;
+
+/** One read per scrape, shared by the gauges below; nothing when it fails (a metric must not fail the scrape). */
+function readDeployment(): Promise<DeploymentFigures | null> {
+  if (!deploymentSource) return Promise.resolve(null);
+  deploymentRead ??= deploymentSource()
+    .catch(() => null)
+    .finally(() => {
+      deploymentRead = null;
+    });
+  return deploymentRead;
+}
+
+new Gauge({
+  name: 'trellis_actions_unfinished',
+  help: 'Actions of every project not ended yet, per status (READY: waiting for a policy-engine; RUNNING: decided, Nova at work); the action limits count these',
+  labelNames: ['status'],
+  registers,
+  async collect() {
+    const figures = await readDeployment();
+    this.reset();
+    if (figures) for (const [status, n] of Object.entries(figures.unfinishedActions)) this.set({ status }, n);
+  },
+});
+
+new Gauge({
+  name: 'trellis_components',
+  help: 'Registered Trellis processes (GET /v1/services) per binary and state: up while it renews its row, down after 30 s without (killed, or its host lost) until retention forgets it',
+  labelNames: ['binary', 'state'],
+  registers,
+  async collect() {
+    const figures = await readDeployment();
+    this.reset();
+    if (figures) for (const c of figures.components) this.set({ binary: c.binary, state: c.state }, c.count);
+  },
+});
+
+/** Makes `read` the source of trellis_actions_unfinished and trellis_components (the process's database); returns the undo. */
+export function observeDeployment(read: () => Promise<DeploymentFigures>): () => void {
+  deploymentSource = read;
+  return () => {
+    if (deploymentSource === read) deploymentSource = null;
+  };
+}
+
 /**
  * Per cloud-wide kind of Nova fact, seconds since a nova-worker last read it from Nova (since the
  * worker started, while it has not): what the policies decide on is at most that old. One source

@@ -30,6 +30,8 @@ export {
 export { findStuckActions, enqueueActionMessages, replayStuckActions, type StuckAction, type ReplayFilter } from './replay/replay-actions';
 export {
   ServiceHeartbeat,
+  deploymentStats,
+  type DeploymentStats,
   acceptedVersionsOf,
   listServices,
   SERVICE_DOWN_AFTER_MS,

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DataSource, EntityManager } from 'typeorm';
 import { FailureStreak, type Logger } from '@trellis/common';
+import { ActiveActionStatuses, ServiceBinaries } from '@trellis/contracts';
 import { ServiceEntity } from './entities/service.entity';
-import { changedCount } from './sql';
+import { changedCount, sqlTextList } from './sql';
 
 /** How often a running component renews its row. */
 export const SERVICE_REPORT_INTERVAL_MS = 10_000;
@@ -178,4 +179,42 @@ export async function acceptedVersionsOf(
     host: r.host,
     versions: Array.isArray(r.versions) && r.versions.every((v) => Number.isInteger(v)) ? (r.versions as number[]) : null,
   }));
+}
+
+/** What the deployment is doing, for the gauges read at each scrape (README "Operating Trellis"). */
+export interface DeploymentStats {
+  /** unfinished actions (READY, WAITING, RUNNING, WAITING_LIFECYCLE_COMPLETION) per status: every one listed, 0 when none */
+  unfinishedActions: Record<string, number>;
+  /** registered components per binary and state; Trellis's three binaries always listed (0 when none) */
+  components: Array<{ binary: string; state: 'up' | 'down'; count: number }>;
+}
+
+const UNFINISHED = sqlTextList(ActiveActionStatuses);
+
+/**
+ * One statement: the unfinished actions by status (few, on the (status, lease_expires_at) index) and
+ * the `services` rows by binary and state (up: renewed within `downAfterMs`, by the database's clock).
+ */
+export async function deploymentStats(db: DataSource | EntityManager, downAfterMs = SERVICE_DOWN_AFTER_MS): Promise<DeploymentStats> {
+  const [row] = (await db.query(
+    `SELECT (SELECT coalesce(json_object_agg(status, n), '{}'::json)
+               FROM (SELECT status, count(*)::int AS n FROM actions WHERE status IN (${UNFINISHED}) GROUP BY status) a) AS actions,
+            (SELECT coalesce(json_agg(json_build_object('binary', "binary", 'up', up, 'count', n)), '[]'::json)
+               FROM (SELECT "binary", updated_at > clock_timestamp() - ($1 || ' milliseconds')::interval AS up, count(*)::int AS n
+                       FROM services GROUP BY 1, 2) s) AS components`,
+    [String(downAfterMs)],
+  )) as Array<{ actions: Record<string, number> | string; components: Array<{ binary: string; up: boolean; count: number }> | string }>;
+  // PGlite hands json back as text
+  const actions = (typeof row.actions === 'string' ? JSON.parse(row.actions) : row.actions) as Record<string, number>;
+  const found = (typeof row.components === 'string' ? JSON.parse(row.components) : row.components) as Array<{ binary: string; up: boolean; count: number }>;
+  const unfinishedActions: Record<string, number> = {};
+  for (const status of ActiveActionStatuses) unfinishedActions[status] = actions[status] ?? 0;
+  const counts = new Map<string, number>();
+  for (const binary of Object.values(ServiceBinaries)) for (const state of ['up', 'down']) counts.set(`${binary}\u0000${state}`, 0);
+  for (const c of found) counts.set(`${c.binary}\u0000${c.up ? 'up' : 'down'}`, c.count);
+  const components = [...counts].map(([key, count]) => {
+    const [binary, state] = key.split('\u0000');
+    return { binary, state: state as 'up' | 'down', count };
+  });
+  return { unfinishedActions, components };
 }

@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { errorMessage, type Logger, type TrellisConfig } from '@trellis/common';
 import { createMessageBus, type MessageBus } from '@trellis/messaging';
-import { PROBE_TIMEOUT_MS, observeOutbox, within } from '@trellis/observability';
-import { OutboxRelay, ServiceHeartbeat, isDatabaseUnavailable, openDatabase, outboxStats, type Database, type ServiceRegistration } from '@trellis/persistence';
+import { PROBE_TIMEOUT_MS, observeDeployment, observeOutbox, within } from '@trellis/observability';
+import { OutboxRelay, ServiceHeartbeat, deploymentStats, isDatabaseUnavailable, openDatabase, outboxStats, type Database, type ServiceRegistration } from '@trellis/persistence';
 
 /**
  * What every service stands on: the database (PostgreSQL, or PGlite in the embedded default), the
@@ -43,7 +43,13 @@ export async function openInfrastructure(config: TrellisConfig, logger: Logger, 
   });
   relay.start();
   // what the outbox holds, read when /metrics is scraped
-  const unobserve = observeOutbox(() => within(PROBE_TIMEOUT_MS, outboxStats(database.dataSource)));
+  const unobserveOutbox = observeOutbox(() => within(PROBE_TIMEOUT_MS, outboxStats(database.dataSource)));
+  // the actions not ended and the processes registered, the same way
+  const unobserveDeployment = observeDeployment(() => within(PROBE_TIMEOUT_MS, deploymentStats(database.dataSource)));
+  const unobserve = () => {
+    unobserveOutbox();
+    unobserveDeployment();
+  };
   logger.info('infrastructure ready', {
     database: database.kind,
     bus: config.amqp.url ? 'rabbitmq' : 'in-memory',
