@@ -203,10 +203,8 @@ export async function deploymentStats(db: DataSource | EntityManager, downAfterM
                FROM (SELECT "binary", updated_at > clock_timestamp() - ($1 || ' milliseconds')::interval AS up, count(*)::int AS n
                        FROM services GROUP BY 1, 2) s) AS components`,
     [String(downAfterMs)],
-  )) as Array<{ actions: Record<string, number> | string; components: Array<{ binary: string; up: boolean; count: number }> | string }>;
-  // PGlite hands json back as text
-  const actions = (typeof row.actions === 'string' ? JSON.parse(row.actions) : row.actions) as Record<string, number>;
-  const found = (typeof row.components === 'string' ? JSON.parse(row.components) : row.components) as Array<{ binary: string; up: boolean; count: number }>;
+  )) as Array<{ actions: Record<string, number>; components: Array<{ binary: string; up: boolean; count: number }> }>;
+  const { actions, components: found } = row;
   const unfinishedActions: Record<string, number> = {};
   for (const status of ActiveActionStatuses) unfinishedActions[status] = actions[status] ?? 0;
   const counts = new Map<string, number>();
