@@ -6,6 +6,7 @@ import { TrellisProcesses, deadLetterCounts, freePort, freshDatabase, freshVhost
 import { simulatorCloudEnv } from '@trellis/testing/simulator-env';
 import { ApiClient, keystoneToken } from '../support/api-client';
 import { createProfileAndCluster } from '../support/scale-out.scenario';
+import { sample, scrape } from '../support/operating.scenario';
 import { checkInvariants, type World } from '../faults/invariants';
 import { ScalingLoad } from '../faults/load';
 import { engineClaims, overlappingRuns, workerClaims, type ActionRun } from '../faults/replica-checks';
@@ -77,6 +78,7 @@ describe('replicas: 2 gateways, 2 policy-engines, 3 nova-workers on one broker a
   let procs: TrellisProcesses;
   let load: ScalingLoad;
   let simUrl: string;
+  let gatewayUrl: string;
   let clusters: string[] = [];
   let killedAt = 0;
   let passed = false;
@@ -91,6 +93,7 @@ describe('replicas: 2 gateways, 2 policy-engines, 3 nova-workers on one broker a
     const port = async (i: number) => (PORT_BASE ? PORT_BASE + i : freePort());
     const [gw1, gw2, sim] = [await port(0), await port(1), await port(2)];
     simUrl = `http://127.0.0.1:${sim}`;
+    gatewayUrl = `http://127.0.0.1:${gw1}`;
     procs = new TrellisProcesses({
       root: ROOT,
       logDir: join(dir, 'logs'),
@@ -221,6 +224,18 @@ describe('replicas: 2 gateways, 2 policy-engines, 3 nova-workers on one broker a
     });
     expect(Object.values(deadLetters).reduce((a, b) => a + b, 0)).toBe(0);
     expect(notices.error).toEqual({});
+
+    // the killed replicas never deregistered: once their rows are 30 s old every process's /metrics
+    // counts them down (the shared services table), the live ones up, and nothing left unfinished
+    await sleep(Math.max(0, killedAt + 31_000 - Date.now()));
+    const metrics = await scrape(gatewayUrl);
+    const components = (binary: string) => [sample(metrics, 'trellis_components', { binary, state: 'up' }), sample(metrics, 'trellis_components', { binary, state: 'down' })];
+    expect({ gateway: components('trellis-gateway'), engine: components('trellis-policy-engine'), worker: components('trellis-nova-worker') }).toEqual({
+      gateway: [2, 0],
+      engine: [1, 1],
+      worker: [2, 1],
+    });
+    expect(['READY', 'WAITING', 'RUNNING', 'WAITING_LIFECYCLE_COMPLETION'].map((status) => sample(metrics, 'trellis_actions_unfinished', { status }))).toEqual([0, 0, 0, 0]);
     passed = true;
   }, 300_000);
 
