@@ -191,6 +191,11 @@ describe('evaluate input errors name the field', () => {
     [{ cluster: { min_size: 'a' } }, 'cluster.min_size: must be an integer'],
     [{ now: 'yesterday' }, "now: 'yesterday' is not an ISO time"],
     [{ hook: 'attach', policies: [] }, 'policies: attach takes exactly one policy, got 0'],
+    // the REST fuzz's find (seed 21551782): an id the policy cache cannot key on was a 500
+    [{ policies: [{ id: { type: { text: '-3' } }, spec: zp }] }, 'policies[0].id: must be a string or null'],
+    [{ policies: [{ id: 'p', spec: zp }, { id: 5, spec: zp }] }, 'policies[1].id: must be a string or null'],
+    [{ policies: [{ name: ['zp'], spec: zp }] }, 'policies[0].name: must be a string or null'],
+    [{ hook: 'attach', policies: [{ id: 'p', spec: zp }], attached: [{ id: 7, spec: zp }] }, 'attached[0].id: must be a string or null'],
   ])('%p', (input, message) => {
     expect(() => evaluate(input as EvaluationInput)).toThrow(EvaluationInputError);
     expect(() => evaluate(input as EvaluationInput)).toThrow(message);

@@ -267,9 +267,10 @@ function singleTrace(policy: Policy, binding: BindingSnapshot, ok: boolean, reas
 
 function buildPolicy(registry: PolicyRegistry, p: EvaluationPolicyInput, i: number, trustDigest: boolean): Policy {
   if (!isPlainObject(p)) throw new EvaluationInputError(`policies[${i}]`, 'must be an object');
+  const identity = { id: optionalText(p.id, `policies[${i}].id`), name: optionalText(p.name, `policies[${i}].name`) };
   const digest = trustDigest && typeof p.spec_digest === 'string' ? p.spec_digest : null;
   try {
-    return registry.instantiate(p.spec, { id: p.id ?? null, name: p.name ?? null }, digest);
+    return registry.instantiate(p.spec, identity, digest);
   } catch (e) {
     if (e instanceof SchemaError) throw new EvaluationInputError(`policies[${i}].spec${e.path ? `.${e.path}` : ''}`, e.detail);
     if (e instanceof PolicyTypeNotFoundError) throw new EvaluationInputError(`policies[${i}].spec`, e.message);
@@ -302,7 +303,7 @@ function readAttached(registry: PolicyRegistry, raw: EvaluationInput['attached']
         throw new EvaluationInputError(`attached[${i}]`, `needs a type or a spec (${(e as Error).message})`);
       }
     }
-    const identity = { id: a.id ?? null, name: a.name ?? null };
+    const identity = { id: optionalText(a.id, `attached[${i}].id`), name: optionalText(a.name, `attached[${i}].name`) };
     let policy: Policy | null = null;
     if (a.spec !== undefined && registry.has(type)) {
       try {
@@ -314,6 +315,16 @@ function readAttached(registry: PolicyRegistry, raw: EvaluationInput['attached']
     }
     return { id: identity.id, name: identity.name, type, policy };
   });
+}
+
+/**
+ * A policy's id or name: a string, or null when absent. The policy cache keys on them (the engine's
+ * are its rows' own; a caller of POST /v1/evaluations may send anything).
+ */
+function optionalText(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return null;
+  throw new EvaluationInputError(path, 'must be a string or null');
 }
 
 /** The most nodes a cluster may have: Senlin's default unless the input says (a positive integer). */
