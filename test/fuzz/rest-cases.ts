@@ -144,8 +144,12 @@ type Mutation = { path: Array<string | number>; op: 'set' | 'delete' | 'add'; ke
 
 function mutate(template: unknown, mutations: Mutation[]): unknown {
   const copy = structuredCloneWithRefs(template);
-  for (const { path, op, key, value } of mutations) {
+  for (const { path, op, key, value: generated } of mutations) {
     if (path.length === 0) continue;
+    // a copy: generated values can be shared instances (fc.constantFrom's `[]` and `{}`), and a
+    // later mutation adds keys to what an earlier one set; adding to the shared one made it cyclic
+    // over the run (FUZZ_SEED=2132362742: "Maximum call stack size exceeded" in resolveRefs)
+    const value = structuredCloneWithRefs(generated);
     let at: any = copy;
     for (const step of path.slice(0, -1)) at = at?.[step];
     if (at === null || typeof at !== 'object') continue;
