@@ -35,7 +35,10 @@ const GATEWAY_PORT = envInt('FAULTS_GATEWAY_PORT', 18900);
 const SIMULATOR_PORT = envInt('FAULTS_SIMULATOR_PORT', 18901);
 const AMQP_PORT = envInt('FAULTS_AMQP_PORT', 5682);
 const DIST_PORT = envInt('FAULTS_RABBITMQ_DIST_PORT', 25682);
-const PG_PORT = envInt('FAULTS_PG_PORT', 55432);
+// below the kernel's ephemeral range (32768-60999 here): 55432 was in it, and once an outgoing
+// connection's own port was 55432 when the suite started its PostgreSQL ("could not bind ... Address
+// already in use", a clean-clone CI on 2026-12-07); the other ports of the suite were below it already
+const PG_PORT = envInt('FAULTS_PG_PORT', 25432);
 const LEASE_SECONDS = 5;
 /** each cluster's action timeout: an action must survive a 20 s Nova outage and the worker's backoff after it */
 const ACTION_TIMEOUT_SECONDS = 120;
