@@ -111,22 +111,28 @@ export interface OutboxFigures {
   setAside: number;
 }
 
-let outboxSource: (() => Promise<OutboxFigures>) | null = null;
-let outboxRead: Promise<OutboxFigures | null> | null = null;
-
 /**
- * One read of the outbox per scrape, shared by its three gauges (the registry collects them at
- * once); nothing when it fails: a metric must not fail the scrape.
+ * One read per scrape of what `source()` names, shared by the gauges that show it (the registry
+ * collects them at once); null when there is no source or the read fails: a metric must not fail
+ * the scrape.
  */
-function readOutbox(): Promise<OutboxFigures | null> {
-  if (!outboxSource) return Promise.resolve(null);
-  outboxRead ??= outboxSource()
-    .catch(() => null)
-    .finally(() => {
-      outboxRead = null;
-    });
-  return outboxRead;
+function sharedRead<T>(source: () => (() => Promise<T>) | null): () => Promise<T | null> {
+  let pending: Promise<T | null> | null = null;
+  return () => {
+    const read = source();
+    if (!read) return Promise.resolve(null);
+    pending ??= read()
+      .catch(() => null)
+      .finally(() => {
+        pending = null;
+      });
+    return pending;
+  };
 }
+
+let outboxSource: (() => Promise<OutboxFigures>) | null = null;
+/** the outbox, once per scrape for its four gauges */
+const readOutbox = sharedRead(() => outboxSource);
 
 function outboxGauge(name: string, help: string, pick: (f: OutboxFigures) => number) {
   return new Gauge({
@@ -163,18 +169,8 @@ export interface DeploymentFigures {
 }
 
 let deploymentSource: (() => Promise<DeploymentFigures>) | null = null;
-let deploymentRead: Promise<DeploymentFigures | null> | null = null;
-
-/** One read per scrape, shared by the gauges below; nothing when it fails (a metric must not fail the scrape). */
-function readDeployment(): Promise<DeploymentFigures | null> {
-  if (!deploymentSource) return Promise.resolve(null);
-  deploymentRead ??= deploymentSource()
-    .catch(() => null)
-    .finally(() => {
-      deploymentRead = null;
-    });
-  return deploymentRead;
-}
+/** the deployment's tables, once per scrape for the two gauges below */
+const readDeployment = sharedRead(() => deploymentSource);
 
 new Gauge({
   name: 'trellis_actions_unfinished',
