@@ -11,6 +11,9 @@ export const SERVICE_REPORT_INTERVAL_MS = 10_000;
 /** A row not renewed for this long belongs to a component that is `down` (Senlin's service_down_time). */
 export const SERVICE_DOWN_AFTER_MS = 3 * SERVICE_REPORT_INTERVAL_MS;
 
+/** SQL: the `services` row was renewed within `param` milliseconds (a text parameter), by the database's clock */
+const renewedWithin = (param: string) => `updated_at > clock_timestamp() - (${param} || ' milliseconds')::interval`;
+
 export interface ServiceRegistration {
   /** `trellis-policy-engine` */
   binary: string;
@@ -65,8 +68,8 @@ export class ServiceHeartbeat {
       created_at: now,
       updated_at: now,
     };
-    await dataSource.getRepository(ServiceEntity).insert({ ...row });
     const beat = new ServiceHeartbeat(dataSource, row, logger);
+    await beat.register();
     beat.timer = setInterval(() => void beat.renew(), intervalMs);
     beat.timer.unref();
     return beat;
@@ -86,26 +89,23 @@ export class ServiceHeartbeat {
       if (renewed === 0) {
         // the row went while this process ran: registered again under the same id, so that the
         // component is listed (and counted by the engines' work order versions) as before
-        await this.dataSource.query(
-          `INSERT INTO services (id, "binary", host, topic, disabled, disabled_reason, accepts, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp()) ON CONFLICT (id) DO UPDATE SET updated_at = clock_timestamp()`,
-          [
-            this.row.id,
-            this.row.binary,
-            this.row.host,
-            this.row.topic,
-            this.row.disabled,
-            this.row.disabled_reason,
-            this.row.accepts === null ? null : JSON.stringify(this.row.accepts),
-            this.row.created_at,
-          ],
-        );
+        await this.register();
         this.logger.warn('service registration was gone; registered again', { service_id: this.id, binary: this.row.binary });
       }
       this.failures.succeeded({ service_id: this.id });
     } catch (e) {
       this.failures.failed(String(e), { service_id: this.id });
     }
+  }
+
+  /** The row as at start, renewed now (by the database's clock); the same row again if it is there. */
+  private async register(): Promise<void> {
+    const r = this.row;
+    await this.dataSource.query(
+      `INSERT INTO services (id, "binary", host, topic, disabled, disabled_reason, accepts, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp()) ON CONFLICT (id) DO UPDATE SET updated_at = clock_timestamp()`,
+      [r.id, r.binary, r.host, r.topic, r.disabled, r.disabled_reason, r.accepts === null ? null : JSON.stringify(r.accepts), r.created_at],
+    );
   }
 
   async stop(): Promise<void> {
@@ -134,7 +134,7 @@ export interface ServiceView {
 export async function listServices(m: EntityManager, downAfterMs = SERVICE_DOWN_AFTER_MS): Promise<ServiceView[]> {
   const rows: Array<Omit<ServiceEntity, 'created_at'> & { up: boolean }> = await m.query(
     `SELECT id, "binary", host, topic, disabled, disabled_reason, updated_at,
-            updated_at > clock_timestamp() - ($1 || ' milliseconds')::interval AS up FROM services ORDER BY created_at, id`,
+            ${renewedWithin('$1')} AS up FROM services ORDER BY created_at, id`,
     [String(downAfterMs)],
   );
   return rows.map((r) => ({
@@ -170,7 +170,7 @@ export async function acceptedVersionsOf(
 ): Promise<ServiceAcceptance[]> {
   const rows: Array<{ id: string; host: string; versions: unknown }> = await dataSource.query(
     `SELECT id, host, accepts -> $2 AS versions FROM services
-      WHERE "binary" = $1 AND updated_at > clock_timestamp() - ($3 || ' milliseconds')::interval
+      WHERE "binary" = $1 AND ${renewedWithin('$3')}
       ORDER BY created_at, id`,
     [binary, type, String(downAfterMs)],
   );
@@ -200,19 +200,19 @@ export async function deploymentStats(db: DataSource | EntityManager, downAfterM
     `SELECT (SELECT coalesce(json_object_agg(status, n), '{}'::json)
                FROM (SELECT status, count(*)::int AS n FROM actions WHERE status IN (${UNFINISHED}) GROUP BY status) a) AS actions,
             (SELECT coalesce(json_agg(json_build_object('binary', "binary", 'up', up, 'count', n)), '[]'::json)
-               FROM (SELECT "binary", updated_at > clock_timestamp() - ($1 || ' milliseconds')::interval AS up, count(*)::int AS n
+               FROM (SELECT "binary", ${renewedWithin('$1')} AS up, count(*)::int AS n
                        FROM services GROUP BY 1, 2) s) AS components`,
     [String(downAfterMs)],
   )) as Array<{ actions: Record<string, number>; components: Array<{ binary: string; up: boolean; count: number }> }>;
   const { actions, components: found } = row;
   const unfinishedActions: Record<string, number> = {};
   for (const status of ActiveActionStatuses) unfinishedActions[status] = actions[status] ?? 0;
-  const counts = new Map<string, number>();
-  for (const binary of Object.values(ServiceBinaries)) for (const state of ['up', 'down']) counts.set(`${binary}\u0000${state}`, 0);
-  for (const c of found) counts.set(`${c.binary}\u0000${c.up ? 'up' : 'down'}`, c.count);
-  const components = [...counts].map(([key, count]) => {
-    const [binary, state] = key.split('\u0000');
-    return { binary, state: state as 'up' | 'down', count };
-  });
+  // Trellis's binaries in both states, 0 when none; any other binary the table holds as found
+  const known: readonly string[] = Object.values(ServiceBinaries);
+  const countOf = (binary: string, up: boolean) => found.find((c) => c.binary === binary && c.up === up)?.count ?? 0;
+  const components = [
+    ...known.flatMap((binary) => (['up', 'down'] as const).map((state) => ({ binary, state, count: countOf(binary, state === 'up') }))),
+    ...found.filter((c) => !known.includes(c.binary)).map((c) => ({ binary: c.binary, state: c.up ? ('up' as const) : ('down' as const), count: c.count })),
+  ];
   return { unfinishedActions, components };
 }
