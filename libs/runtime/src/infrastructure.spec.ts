@@ -55,7 +55,7 @@ describe('startHeartbeatOrClose', () => {
   it('closes the started application when the first heartbeat cannot be written, and passes the error on', async () => {
     let closed = 0;
     const app = { close: async () => void closed++ };
-    const refusing = { getRepository: () => ({ insert: async () => Promise.reject(tooManyClients()) }) } as unknown as DataSource;
+    const refusing = { query: async () => Promise.reject(tooManyClients()) } as unknown as DataSource;
     await expect(startHeartbeatOrClose(app, refusing, { binary: 'trellis-nova-worker', topic: 'orders' }, silentLogger)).rejects.toThrow('sorry, too many clients already');
     expect(closed).toBe(1);
   });
