@@ -14,7 +14,7 @@ import { action, message, waitFor } from '../../libs/persistence/test/persistenc
 import { openPostgresTestDatabase } from '@trellis/testing/database';
 import { ResumeService } from '../../apps/policy-engine/src/resume/resume.service';
 import { ApplyWorkOrderUseCase } from '../../apps/nova-worker/src/orders/apply-work-order.usecase';
-import { FakeNova, fakeAccess, insertNode, serverFor, storeFixtureTrust, workOrder } from '../../apps/nova-worker/src/testing/worker-fixtures';
+import { FakeNova, fakeAccess, insertActionOf, insertNode, serverFor, storeFixtureTrust, workOrder } from '../../apps/nova-worker/src/testing/worker-fixtures';
 import type { ServerCreateRequest } from '@trellis/nova';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -112,6 +112,7 @@ describe('outbox and resume leases with two engines (PostgreSQL)', () => {
     const actionId = randomUUID();
     const nodes = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
     const order = workOrder(actionId, { create_servers: nodes.map((n) => serverFor(n)) });
+    await insertActionOf(db, order);
     const workers = Array.from({ length: 8 }, (_, i) =>
       new ApplyWorkOrderUseCase((i % 2 ? other : db).dataSource, fakeAccess(i % 2 ? other : db, nova).access, silentLogger, {
         concurrency: 4,

@@ -3,9 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openPostgresTestDatabase } from '@trellis/testing/database';
+import { WORK_ORDER_SCHEMA_VERSION, type WorkOrderMessage } from '@trellis/contracts';
+import { claimOrder } from '../../apps/nova-worker/src/orders/order-lease';
 import type { PurgeReport } from '../../cli/commands/purge.command';
 
 const run = promisify(execFile);
+const workOrderOf = (actionId: string): WorkOrderMessage => ({
+  message_id: randomUUID(), schema_version: WORK_ORDER_SCHEMA_VERSION, action_id: actionId, correlation_id: `req-${actionId}`,
+  sent_at: new Date().toISOString(), cluster_id: null, project: 'p', user: 'u', action: 'CLUSTER_SCALE_OUT', kind: 'create',
+  create_groups: [], create_servers: [], delete_servers: [], delete_groups: [], build_timeout: 600, profile: {},
+});
 const ROOT = join(__dirname, '..', '..');
 const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000);
 
@@ -50,6 +57,8 @@ describe('trellis purge (PostgreSQL)', () => {
       [cluster, randomUUID()],
     );
     const oldFinished = await action(cluster, 'SUCCEEDED', 45);
+    // the nova-worker's record of its order goes with it
+    await q(`INSERT INTO work_orders (action_id, payload, status, created_at, updated_at) VALUES ($1, '{}', 'DONE', $2, $2)`, [oldFinished, daysAgo(45)]);
     const oldRunning = await action(cluster, 'RUNNING', 40);
     const recent = await action(cluster, 'FAILED', 2);
     for (const age of [60, 31, 1]) {
@@ -63,18 +72,19 @@ describe('trellis purge (PostgreSQL)', () => {
     expect(dry.dry_run).toBe(true);
     expect(rowsOf(dry)).toEqual({
       events: { events: 2 },
-      actions: { actions: 1, action_steps: 0, decisions: 1 },
+      actions: { actions: 1, action_steps: 0, decisions: 1, work_orders: 1 },
     });
     expect(await ids('events')).toHaveLength(3);
 
     const done = await purge('--events-older-than', '30d', '--actions-older-than', '30d');
     expect(rowsOf(done)).toEqual({
       events: { events: 2 },
-      actions: { actions: 1, action_steps: 0, decisions: 1 },
+      actions: { actions: 1, action_steps: 0, decisions: 1, work_orders: 1 },
     });
     expect(await ids('events')).toHaveLength(1);
     expect(await ids('actions')).toEqual([oldRunning, recent].sort());
     expect(await ids('actions')).not.toContain(oldFinished);
+    expect(await q(`SELECT 1 FROM work_orders WHERE action_id = $1`, [oldFinished])).toEqual([]);
     // only the kinds asked for: the processed-message ids are untouched
     expect((await q(`SELECT count(*)::int AS n FROM processed_messages`))[0].n).toBe(2);
 
@@ -92,6 +102,30 @@ describe('trellis purge (PostgreSQL)', () => {
     expect(((await q(`SELECT action_id FROM decisions ORDER BY action_id`)) as Array<{ action_id: string }>).map((r) => r.action_id)).toEqual(
       [oldRunning, recent].sort(),
     );
+  });
+
+  it("a worker's claim of an order whose action is being purged waits for the purge and then applies nothing", async () => {
+    const gone = await action(randomUUID(), 'SUCCEEDED', 45);
+    const order = workOrderOf(gone);
+    const purging = db.dataSource.createQueryRunner();
+    await purging.connect();
+    try {
+      // the purge's hold on the action (retention.ts takes it FOR UPDATE before deleting)
+      await purging.startTransaction();
+      await purging.query('SELECT id FROM actions WHERE id = $1 FOR UPDATE', [gone]);
+      let settled = false;
+      const claim = claimOrder(db.dataSource, order, { owner: 'worker-a', leaseSeconds: 60 }).finally(() => (settled = true));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(settled).toBe(false);
+      await purging.query('DELETE FROM decisions WHERE action_id = $1', [gone]);
+      await purging.query('DELETE FROM actions WHERE id = $1', [gone]);
+      await purging.commitTransaction();
+
+      expect(await claim).toEqual({ state: 'gone' });
+      expect(await q(`SELECT 1 FROM work_orders WHERE action_id = $1`, [gone])).toEqual([]);
+    } finally {
+      await purging.release();
+    }
   });
 
   it("forgets dead services' registrations (Senlin's service clean), never a running one's", async () => {

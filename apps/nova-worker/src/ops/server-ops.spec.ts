@@ -4,7 +4,7 @@ import { openTestDatabase } from '@trellis/testing/database';
 import { silentLogger } from '@trellis/common';
 import { NovaError } from '@trellis/nova';
 import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
-import { FIXTURE_TRUST, FakeNova, fakeAccess, insertNode, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FIXTURE_TRUST, FakeNova, fakeAccess, insertNode, storeFixtureTrust, storingActions, workOrder, workerOn } from '../testing/worker-fixtures';
 import type { NovaPort } from '@trellis/nova';
 import { runServerOp } from './server-ops';
 
@@ -231,7 +231,7 @@ describe('ops orders: node check, recover and operations in Nova', () => {
       const slow = new SlowNova();
       const { access } = fakeAccess(db, slow);
       // a 1 s claim: its half (the old bound) is 0.5 s; Nova here takes about 1 s to settle the reboot
-      const apply = new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 1, leaseSeconds: 1, pollIntervalMs: 25 });
+      const apply = storingActions(db, new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 1, leaseSeconds: 1, pollIntervalMs: 25 }));
       const { id } = await slow.createServer({ name: 'srv', imageRef: 'cirros', flavorRef: 'm1.tiny', networks: 'none' });
       slow.servers.get(id)!.status = 'ACTIVE';
       const node = await insertNode(db, { cluster_id: null, status: 'ACTIVE', status_reason: 'Creation succeeded', physical_id: id });

@@ -63,6 +63,12 @@ export class ApplyWorkOrderUseCase {
     const log = this.logger.child({ action_id: order.action_id, correlation_id: order.correlation_id });
     const claim = await this.claim(order, delivery.redelivered);
     if (claim.token === undefined) {
+      if (claim.state === 'gone') {
+        // retention forgot the action and, with it, this worker's record of the order: a replay
+        // (a dead-lettered order sent again, say) of an order applied long ago. Nothing to apply.
+        log.warn('work order of an action that no longer exists; not applied', { redelivered: delivery.redelivered });
+        return { applied: false, created: 0, reused: 0, failed: 0, deleting: 0 };
+      }
       if (claim.state === 'DONE') {
         // The engine asks again for an order this worker finished: its result never arrived.
         await inTransaction(this.dataSource, (m) => completeOrderIfDone(m, order.action_id, new Date(), { again: true }));

@@ -5,7 +5,7 @@ import type { Database } from '@trellis/persistence';
 import { leaseTakeovers } from '@trellis/observability';
 import { metricValue } from '@trellis/observability/testing';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FakeNova, fakeAccess, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FakeNova, fakeAccess, insertActionOf, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, storingActions, workOrder, workerOn } from '../testing/worker-fixtures';
 import { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
 import { OrderHeartbeat, claimOrder, fencedUpdate } from './order-lease';
 import { OrderPoller } from './order-poller';
@@ -27,7 +27,7 @@ describe('work order leases: one worker applies an order at a time', () => {
   let db: Database;
   let nova: SlowNova;
   const worker = (id: string, leaseSeconds: number) =>
-    new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, { concurrency: 4, leaseSeconds, workerId: id });
+    storingActions(db, new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, { concurrency: 4, leaseSeconds, workerId: id }));
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -58,6 +58,7 @@ describe('work order leases: one worker applies an order at a time', () => {
 
   it("a renewal that meets the holder's own release is no takeover; one that meets another worker's token is", async () => {
     const order = workOrder(randomUUID());
+    await insertActionOf(db, order);
     const lines: string[] = [];
     const logger = createLogger('nova-worker', 'warn', {}, (l) => lines.push(l));
     const claim = await claimOrder(db.dataSource, order, { owner: 'worker-a', leaseSeconds: 60 });
@@ -103,11 +104,11 @@ describe('work order leases: one worker applies an order at a time', () => {
     const actionId = randomUUID();
     const node = await insertNode(db, { action_id: actionId });
     const order = workOrder(actionId, { create_servers: [serverFor(node)] });
-    const apply = new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
+    const apply = storingActions(db, new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
       concurrency: 4,
       leaseSeconds: 30,
       retry: { baseMs: 10_000, maxMs: 60_000, giveUpAfterSeconds: 3_600 },
-    });
+    }));
     const poller = new OrderPoller(db.dataSource, apply, silentLogger, { intervalMs: 1_000, batchSize: 10 });
     const w = workerOn(db, nova);
     nova.down = true;
@@ -148,11 +149,11 @@ describe('work order leases: one worker applies an order at a time', () => {
   it('after trying for longer than the schedule allows, fails the nodes with the last error and reports FAILED', async () => {
     const actionId = randomUUID();
     const node = await insertNode(db, { action_id: actionId });
-    const apply = new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
+    const apply = storingActions(db, new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
       concurrency: 4,
       leaseSeconds: 30,
       retry: { baseMs: 1_000, maxMs: 1_000, giveUpAfterSeconds: 0 },
-    });
+    }));
     nova.down = true;
 
     await apply.execute(workOrder(actionId, { create_servers: [serverFor(node)] }));
@@ -178,6 +179,48 @@ describe('work order leases: one worker applies an order at a time', () => {
     const w = workerOn(db, nova);
     expect((await w.node(node.id))!.status_reason).toContain('Quota exceeded, too many server groups.');
     expect((await w.results(actionId))[0]).toMatchObject({ outcome: 'FAILED' });
+  });
+
+  it("an order whose action retention forgot (a replay of one applied long ago) is neither applied nor recorded", async () => {
+    const actionId = randomUUID();
+    const node = await insertNode(db, { action_id: actionId, status: 'ACTIVE', physical_id: randomUUID() });
+    const order = workOrder(actionId, { create_servers: [serverFor(node)] });
+    const lines: string[] = [];
+    const apply = new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, createLogger('nova-worker', 'warn', {}, (l) => lines.push(l)), {
+      concurrency: 4,
+      leaseSeconds: 60,
+    });
+
+    expect(await claimOrder(db.dataSource, order, { owner: 'worker-a', leaseSeconds: 60 })).toEqual({ state: 'gone' });
+    const result = await apply.execute(order, { redelivered: true });
+
+    expect(result).toMatchObject({ applied: false, created: 0 });
+    expect(nova.created).toEqual([]);
+    expect(await db.dataSource.query('SELECT 1 FROM work_orders WHERE action_id = $1', [actionId])).toEqual([]);
+    expect(await workerOn(db, nova).node(node.id)).toMatchObject({ status: 'ACTIVE', physical_id: node.physical_id });
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(['work order of an action that no longer exists; not applied']);
+
+    // a record an earlier release kept after its action went is no reason to apply it either
+    await insertOrderLeftApplying(db, order);
+    await db.dataSource.query(`UPDATE work_orders SET status = 'DONE', lease_token = NULL, lease_owner = NULL WHERE action_id = $1`, [actionId]);
+    await db.dataSource.query('DELETE FROM actions WHERE id = $1', [actionId]);
+    expect(await claimOrder(db.dataSource, order, { owner: 'worker-a', leaseSeconds: 60 })).toEqual({ state: 'gone' });
+    expect(await workerOn(db, nova).results(actionId)).toEqual([]);
+  });
+
+  it("a step's order (its action_id the step's, not an action's) is claimed: the step is known", async () => {
+    const actionId = randomUUID();
+    const stepId = randomUUID();
+    await insertActionOf(db, workOrder(actionId));
+    await db.dataSource.query(
+      `INSERT INTO action_steps (id, action_id, seq, kind, status, detail, created_at, finished_at) VALUES ($1, $2, 1, 'survey', 'RUNNING', '{}', now(), NULL)`,
+      [stepId, actionId],
+    );
+
+    const claim = await claimOrder(db.dataSource, workOrder(stepId, { kind: 'cloud' }), { owner: 'worker-a', leaseSeconds: 60 });
+
+    expect(claim).toMatchObject({ state: 'first' });
+    expect((await workerOn(db, nova).order(stepId)).lease_owner).toBe('worker-a');
   });
 
   it('backs off exponentially with jitter, capped', () => {

@@ -9,7 +9,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 /**
  * What a delivery of a work order found. `first`/`taken-over`: this worker holds the order (with
  * `token`); `held`: another worker's lease on it is alive; `waiting`: it met a transient cloud error
- * and waits for its next attempt; anything else is the order's status (BUILDING, DONE).
+ * and waits for its next attempt; `gone`: neither its action nor its step exists (retention forgot
+ * them: a replay of an order applied long ago); anything else is the order's status (BUILDING, DONE).
  */
 export type HeldOrder = {
   state: 'first' | 'taken-over';
@@ -17,7 +18,7 @@ export type HeldOrder = {
   /** the action's status when the order was claimed (null: no such action), read by the claiming statement */
   actionStatus: string | null;
 };
-export type OrderClaim = HeldOrder | { state: 'held' | 'waiting' | string; token?: undefined };
+export type OrderClaim = HeldOrder | { state: 'held' | 'waiting' | 'gone' | string; token?: undefined };
 
 export interface OrderLeaseOptions {
   /** the worker instance, e.g. `nova-worker@host:pid` */
@@ -27,6 +28,26 @@ export interface OrderLeaseOptions {
 
 /** Lease times are the database's clock at the statement (`clock_timestamp()`), not the transaction's start. */
 const leaseUntil = (param: string) => `clock_timestamp() + make_interval(secs => ${param})`;
+
+/**
+ * The first claim of an order, when its action or step exists ($1 the order's action_id): inserts
+ * the row APPLYING under a lease. Answers the action's status (null for a step's order), whether
+ * the action or step is known, and whether the row was inserted (false: there was one already).
+ * The key-share lock on the action (or step) orders the claim with retention's purge of it, which
+ * holds the row FOR UPDATE: a claim that comes during the purge waits and finds it gone
+ * (retention.ts, withoutOrdersInFlight). It does not wait for the engine's updates of the action.
+ */
+const CLAIM_FIRST = `
+  WITH owner AS (
+    SELECT action_status, (action_status IS NOT NULL OR EXISTS (SELECT 1 FROM action_steps s WHERE s.id = $1::uuid FOR KEY SHARE)) AS known
+      FROM (SELECT (SELECT a.status FROM actions a WHERE a.id = $1::uuid FOR KEY SHARE) AS action_status) x
+  ), inserted AS (
+    INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
+    SELECT $1::uuid, $2::uuid, $3::jsonb, 'APPLYING', '{}'::jsonb, $4::timestamptz, $4::timestamptz, $5::varchar, $6::uuid, ${leaseUntil('$7::float8')}
+      FROM owner WHERE owner.known
+    ON CONFLICT (action_id) DO NOTHING RETURNING 1
+  )
+  SELECT owner.action_status, owner.known, EXISTS (SELECT 1 FROM inserted) AS inserted FROM owner`;
 
 /**
  * Takes the order before touching Nova, so that one worker at a time applies it. A first delivery
@@ -39,14 +60,14 @@ export async function claimOrder(dataSource: DataSource, order: WorkOrderMessage
   const token = randomUUID();
   // A first delivery, the usual case, is this one statement; it needs no transaction around it. It
   // also reads the action's status, the first safe point of a cancel (no read of its own before the
-  // first server request).
-  const inserted: Array<{ action_status: string | null }> = await hotQuery(dataSource.manager,
-    `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
-     VALUES ($1, $2, $3, 'APPLYING', '{}'::jsonb, $4, $4, $5, $6, ${leaseUntil('$7')})
-     ON CONFLICT (action_id) DO NOTHING RETURNING (SELECT a.status FROM actions a WHERE a.id = $1) AS action_status`,
-    [order.action_id, order.cluster_id, JSON.stringify(order), new Date(), options.owner, token, options.leaseSeconds],
-  );
-  if (inserted.length > 0) return { state: 'first', token, actionStatus: inserted[0].action_status };
+  // first server request), and whether the order's action (or step) still exists: an order whose
+  // action retention has forgotten is a replay of one applied long ago (its record went with it) and
+  // is never applied again, nor recorded.
+  const [claimed]: Array<{ action_status: string | null; known: boolean; inserted: boolean }> = await hotQuery(dataSource.manager, CLAIM_FIRST, [
+    order.action_id, order.cluster_id, JSON.stringify(order), new Date(), options.owner, token, options.leaseSeconds,
+  ]);
+  if (claimed.inserted) return { state: 'first', token, actionStatus: claimed.action_status };
+  if (!claimed.known) return { state: 'gone' };
   // One UPDATE: of two concurrent claimers the second re-reads the row after the first committed
   // (READ COMMITTED) and finds the lease alive, so exactly one takes the order over. The subquery
   // reads the row as it was before this statement: an owner there is a holder whose lease ran out

@@ -18,7 +18,7 @@ export class OrderPoller {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly apply: ApplyWorkOrderUseCase,
+    private readonly apply: Pick<ApplyWorkOrderUseCase, 'execute'>,
     private readonly logger: Logger,
     private readonly options: { intervalMs: number; batchSize: number; afterApply?: (order: WorkOrderMessage) => void },
   ) {

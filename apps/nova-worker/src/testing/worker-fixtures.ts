@@ -210,10 +210,36 @@ export function workOrder(actionId: string, over: Partial<WorkOrderMessage> = {}
 }
 
 /**
+ * Stores the action an order belongs to, RUNNING, as the gateway stored it before the engine sent
+ * the order (a worker applies no order whose action is gone); nothing when the test stored one.
+ */
+export async function insertActionOf(db: Database, order: WorkOrderMessage, status = 'RUNNING'): Promise<void> {
+  await db.dataSource.query(
+    `INSERT INTO actions (id, name, cluster_id, target, action, cause, owner, "interval", start_time, end_time, timeout, status, status_reason,
+                          inputs, outputs, data, depends_on, depended_by, project, "user", domain, created_at, updated_at, attempts)
+     VALUES ($1, 'fixture', $2, COALESCE($2::uuid, $1::uuid), $3, 'RPC Request', NULL, -1, extract(epoch FROM now()), NULL, 3600, $4, '',
+             '{}', '{}', '{}', '[]', '[]', $5, $6, NULL, now(), now(), 1)
+     ON CONFLICT (id) DO NOTHING`,
+    [order.action_id, order.cluster_id, order.action, status, order.project, order.user],
+  );
+}
+
+/** `apply`, storing each order's action first as the pipeline has it (insertActionOf) */
+export function storingActions(db: Database, apply: ApplyWorkOrderUseCase): Pick<ApplyWorkOrderUseCase, 'execute'> {
+  return {
+    execute: async (...args: Parameters<ApplyWorkOrderUseCase['execute']>) => {
+      await insertActionOf(db, args[0]);
+      return apply.execute(...args);
+    },
+  };
+}
+
+/**
  * Stores `order` as a worker that died while applying it left it: APPLYING, held by 'dead-worker'
  * whose lease runs for one more minute.
  */
 export async function insertOrderLeftApplying(db: Database, order: WorkOrderMessage): Promise<void> {
+  await insertActionOf(db, order);
   await db.dataSource.query(
     `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
      VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), now(), 'dead-worker', gen_random_uuid(), clock_timestamp() + interval '1 minute')`,
@@ -271,7 +297,7 @@ export function fakeAccess(db: Database, nova: FakeNova) {
 /** The worker's order and build paths on `db` and a FakeNova, as worker.module wires them. */
 export function workerOn(db: Database, nova: FakeNova, pollerOptions: Partial<BuildPollerOptions> = {}, pollerLogger: Logger = silentLogger) {
   const { access, asked, refuse } = fakeAccess(db, nova);
-  const apply = new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 4, leaseSeconds: 60 });
+  const apply = storingActions(db, new ApplyWorkOrderUseCase(db.dataSource, access, silentLogger, { concurrency: 4, leaseSeconds: 60 }));
   const poller = new BuildPoller(db.dataSource, access, pollerLogger, {
     workerId: 'worker-test',
     pollIntervalMs: 1000,

@@ -3,7 +3,7 @@ import { openTestDatabase } from '@trellis/testing/database';
 import type { DataSource } from 'typeorm';
 import type { Database } from '../database';
 import { ServiceHeartbeat } from '../service-registry';
-import { pruneOlderThan } from './retention';
+import { pruneOlderThan, withoutOrdersInFlight } from './retention';
 import { silentLogger } from '@trellis/common';
 
 const NOW = new Date('2026-11-25T12:00:00Z');
@@ -43,8 +43,13 @@ class Rows {
     );
   }
 
-  async workOrder(actionId: string, status: string): Promise<void> {
-    await this.ds.query(`INSERT INTO work_orders (action_id, payload, status, created_at) VALUES ($1, '{}', $2, $3)`, [actionId, status, NOW]);
+  /** a worker's record of an order; `ageDays`: when it last changed */
+  async workOrder(actionId: string, status: string, ageDays = 0): Promise<void> {
+    await this.ds.query(`INSERT INTO work_orders (action_id, payload, status, created_at, updated_at) VALUES ($1, '{}', $2, $3, $3)`, [
+      actionId,
+      status,
+      daysAgo(ageDays),
+    ]);
   }
 
   async step(actionId: string): Promise<string> {
@@ -99,6 +104,9 @@ describe('retention (PGlite)', () => {
   });
   afterEach(() => db.close());
 
+  const stepOrderOf = async (actionId: string): Promise<string> =>
+    ((await db.dataSource.query('SELECT id FROM action_steps WHERE action_id = $1', [actionId])) as Array<{ id: string }>)[0].id;
+
   /** a cluster with actions of every kind retention must tell apart, plus a deleted cluster's and a standalone node's */
   async function history() {
     const cluster = await rows.cluster();
@@ -118,7 +126,12 @@ describe('retention (PGlite)', () => {
     const recent = await rows.action(await rows.cluster(), 'SUCCEEDED', 5, { decided: true });
     const ofDeletedCluster = await rows.action(randomUUID(), 'SUCCEEDED', 40, { decided: true });
     const standalone = await rows.action(null, 'FAILED', 40, { decided: true });
-    return { old, oldStep, stillApplying, stepStillApplying, nodeBuilding, running, latestDecided, latest, recent, ofDeletedCluster, standalone };
+    // records of orders whose action an earlier release purged without them: old and DONE, recent, in flight
+    const orphans = { old: randomUUID(), recent: randomUUID(), applying: randomUUID() };
+    await rows.workOrder(orphans.old, 'DONE', 40);
+    await rows.workOrder(orphans.recent, 'DONE', 5);
+    await rows.workOrder(orphans.applying, 'APPLYING', 40);
+    return { old, oldStep, stillApplying, stepStillApplying, nodeBuilding, running, latestDecided, latest, recent, ofDeletedCluster, standalone, orphans };
   }
 
   it('prunes finished actions with their steps and decision, and keeps recent, unfinished, in-flight and cluster-latest ones', async () => {
@@ -126,14 +139,30 @@ describe('retention (PGlite)', () => {
 
     const counts = await pruneOlderThan(db.dataSource, 'actions', { olderThanSeconds: THIRTY_DAYS, now: NOW, batchSize: 2 });
 
-    expect(counts).toEqual({ actions: 3, action_steps: 1, decisions: 3 });
+    expect(counts).toEqual({ actions: 3, action_steps: 1, decisions: 3, work_orders: 3 });
     expect(await rows.ids('actions')).toEqual(
       [a.stillApplying, a.stepStillApplying, a.nodeBuilding, a.running, a.latestDecided, a.latest, a.recent].sort(),
     );
     expect(await rows.ids('decisions', 'action_id')).toEqual([a.running, a.latestDecided, a.recent].sort());
     expect(await rows.ids('action_steps')).not.toContain(a.oldStep);
-    // the worker's records of applied orders stay: they stop it from applying a replayed order again
-    expect(await rows.count('work_orders')).toBe(4);
+    // the worker's records of the pruned action's order and its step's went with them (a replay of
+    // either finds the action gone and is not applied), and the old orphan; orders in flight stay
+    expect(await rows.ids('work_orders', 'action_id')).toEqual(
+      [await stepOrderOf(a.stepStillApplying), a.stillApplying, a.orphans.recent, a.orphans.applying].sort(),
+    );
+  });
+
+  it("drops from a batch an action whose order (or a step's) a worker claimed after the batch was chosen", async () => {
+    const cluster = await rows.cluster();
+    const [quiet, claimed, stepClaimed] = [await rows.action(cluster, 'SUCCEEDED', 60), await rows.action(cluster, 'SUCCEEDED', 59), await rows.action(cluster, 'SUCCEEDED', 58)];
+    // as the claims a worker commits between PRUNABLE_ACTIONS' snapshot and the batch's locks leave them
+    await rows.workOrder(claimed, 'APPLYING');
+    await rows.workOrder(await rows.step(stepClaimed), 'APPLYING');
+    await rows.workOrder(quiet, 'DONE', 60);
+
+    const kept = await db.dataSource.transaction((m) => withoutOrdersInFlight(m, [quiet, claimed, stepClaimed]));
+
+    expect(kept).toEqual([quiet]);
   });
 
   it('prunes decisions of finished or vanished actions, never the running ones nor a cluster’s latest decision', async () => {
@@ -167,6 +196,7 @@ describe('retention (PGlite)', () => {
       actions: 3,
       action_steps: 1,
       decisions: 3,
+      work_orders: 3,
     });
     expect(await pruneOlderThan(db.dataSource, 'events', { olderThanSeconds: THIRTY_DAYS, now: NOW, dryRun: true })).toEqual({ events: 1 });
     expect(await rows.count('actions')).toBe(10);

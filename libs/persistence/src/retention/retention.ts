@@ -9,9 +9,11 @@ import { SERVICE_DOWN_AFTER_MS } from '../service-registry';
  * - `processed_messages`: the ids consumers recorded to skip redeliveries, by `processed_at`.
  * - `events`: by `timestamp` (Senlin's `event-purge`).
  * - `actions`: SUCCEEDED, FAILED or CANCELLED ones, by when they last changed (their end), with their
- *   steps and their decision (Senlin's `action-purge`). Their work orders stay: the nova-worker's
- *   record of an order is what stops it from applying a replayed order a second time (it does not
- *   look for the action, and must not boot servers again for one that is gone). Never an action
+ *   steps, their decision and the nova-worker's records of their work orders and their steps'
+ *   (Senlin's `action-purge`). A record is what stops the worker from applying a replayed order a
+ *   second time; once the action (or step) is gone too, the worker applies no order of it at all
+ *   (order-lease.ts, `gone`), so the two go together. Also the records that releases before this
+ *   rule kept after their action went (DONE, not changed since the cutoff). Never an action
  *   that has not finished, one whose work order (or a step's) the nova-worker is still applying or
  *   whose nodes are still being built or deleted, nor the latest action of an existing cluster or
  *   the action of its latest decision (`GET /v1/actions/{id}/decision` shows what placed the
@@ -74,12 +76,21 @@ const PRUNABLE_DECISIONS = `
               AND NOT EXISTS (SELECT 1 FROM actions b JOIN decisions db ON db.action_id = b.id
                                WHERE b.cluster_id = a.cluster_id AND b.created_at > a.created_at))`;
 
+/** the records of finished orders whose action and step are gone (kept by earlier releases), changed before $1 */
+const ORPHAN_ORDERS = `
+  SELECT w.action_id FROM work_orders w
+   WHERE w.status = 'DONE' AND COALESCE(w.updated_at, w.created_at) < $1
+     AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.id = w.action_id)
+     AND NOT EXISTS (SELECT 1 FROM action_steps s WHERE s.id = w.action_id)`;
+
 /** the registrations that may go: renewed before $1, and not within the time after which a component is down */
 const DOWN_SERVICES = `updated_at < $1 AND updated_at < clock_timestamp() - interval '${Math.ceil(SERVICE_DOWN_AFTER_MS / 1000)} seconds'`;
 
 interface KindSql {
   /** the tables it deletes from, the kind's own first */
   tables: string[];
+  /** tables of which a full batch means more may be left (default: the kind's own) */
+  drivers?: string[];
   /** counts per table of what would go (dry run); $1 is the cutoff */
   count: string;
   /** deletes one batch ($1 cutoff, $2 batch size) in the given transaction; counts per table */
@@ -89,6 +100,26 @@ interface KindSql {
 const simpleDelete = (table: string, sql: string): KindSql['deleteBatch'] => async (m, cutoff, batchSize) => ({
   [table]: changedCount(await m.query(sql, [cutoff, batchSize])),
 });
+
+/**
+ * Of `ids` (actions this transaction holds FOR UPDATE), those still without an order in flight, and
+ * their steps locked too. A nova-worker's claim of an order takes a key-share lock on its action or
+ * step (order-lease.ts): one that comes now waits for this transaction and then finds them gone
+ * (the order is not applied); one that committed between PRUNABLE_ACTIONS' snapshot and these locks
+ * is seen by this statement's newer one, and its action stays.
+ */
+export async function withoutOrdersInFlight(m: EntityManager, ids: string[]): Promise<string[]> {
+  if (!ids.length) return ids;
+  await m.query(`SELECT id FROM action_steps WHERE action_id = ANY($1::uuid[]) FOR UPDATE`, [ids]);
+  const rows: Array<{ id: string }> = await m.query(
+    `SELECT t.id FROM unnest($1::uuid[]) AS t(id)
+      WHERE NOT EXISTS (SELECT 1 FROM work_orders w
+                         WHERE w.status <> 'DONE'
+                           AND (w.action_id = t.id OR w.action_id IN (SELECT s.id FROM action_steps s WHERE s.action_id = t.id)))`,
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
 
 const KINDS: Record<RetentionKind, KindSql> = {
   processed_messages: {
@@ -128,20 +159,30 @@ const KINDS: Record<RetentionKind, KindSql> = {
     ),
   },
   actions: {
-    tables: ['actions', 'action_steps', 'decisions'],
+    tables: ['actions', 'action_steps', 'decisions', 'work_orders'],
+    drivers: ['actions', 'work_orders'],
     count: `WITH doomed AS (${PRUNABLE_ACTIONS}),
                  steps AS (SELECT id FROM action_steps WHERE action_id IN (SELECT id FROM doomed))
             SELECT (SELECT count(*) FROM doomed)::int AS actions,
                    (SELECT count(*) FROM steps)::int AS action_steps,
-                   (SELECT count(*) FROM decisions WHERE action_id IN (SELECT id FROM doomed))::int AS decisions`,
+                   (SELECT count(*) FROM decisions WHERE action_id IN (SELECT id FROM doomed))::int AS decisions,
+                   ((SELECT count(*) FROM work_orders WHERE action_id IN (SELECT id FROM doomed UNION ALL SELECT id FROM steps))
+                    + (SELECT count(*) FROM (${ORPHAN_ORDERS}) orphans))::int AS work_orders`,
     deleteBatch: async (m, cutoff, batchSize): Promise<PruneCounts> => {
-      const ids = ((await m.query(`${PRUNABLE_ACTIONS} ORDER BY a.created_at LIMIT $2 FOR UPDATE OF a SKIP LOCKED`, [cutoff, batchSize])) as Array<{ id: string }>).map((r) => r.id);
-      if (!ids.length) return { actions: 0 };
-      const del = async (sql: string, param: string[]) => changedCount(await m.query(sql, [param]));
+      const locked = ((await m.query(`${PRUNABLE_ACTIONS} ORDER BY a.created_at LIMIT $2 FOR UPDATE OF a SKIP LOCKED`, [cutoff, batchSize])) as Array<{ id: string }>).map((r) => r.id);
+      const ids = await withoutOrdersInFlight(m, locked);
+      const del = async (sql: string, param: unknown[]) => changedCount(await m.query(sql, param));
+      const orphans = await del(`WITH doomed AS (${ORPHAN_ORDERS} LIMIT $2 FOR UPDATE OF w SKIP LOCKED)
+                                 DELETE FROM work_orders x USING doomed WHERE x.action_id = doomed.action_id`, [cutoff, batchSize]);
+      if (!ids.length) return { actions: 0, work_orders: orphans };
       return {
-        action_steps: await del(`DELETE FROM action_steps WHERE action_id = ANY($1::uuid[])`, ids),
-        decisions: await del(`DELETE FROM decisions WHERE action_id = ANY($1::uuid[])`, ids),
-        actions: await del(`DELETE FROM actions WHERE id = ANY($1::uuid[])`, ids),
+        // the orders' records first, while the steps that name them are there; every one is DONE (PRUNABLE_ACTIONS)
+        work_orders: orphans + await del(
+          `DELETE FROM work_orders WHERE status = 'DONE'
+              AND (action_id = ANY($1::uuid[]) OR action_id IN (SELECT id FROM action_steps WHERE action_id = ANY($1::uuid[])))`, [ids]),
+        action_steps: await del(`DELETE FROM action_steps WHERE action_id = ANY($1::uuid[])`, [ids]),
+        decisions: await del(`DELETE FROM decisions WHERE action_id = ANY($1::uuid[])`, [ids]),
+        actions: await del(`DELETE FROM actions WHERE id = ANY($1::uuid[])`, [ids]),
       };
     },
   },
@@ -161,6 +202,7 @@ export async function pruneOlderThan(dataSource: DataSource, kind: RetentionKind
     const batch = await inTransaction(dataSource, (m) => sql.deleteBatch(m, cutoff, batchSize));
     for (const [table, n] of Object.entries(batch)) total[table] += n;
     // a short batch: nothing older is left (or the rest is locked by someone working on it)
-    if ((batch[kind] ?? 0) < batchSize || options.shouldStop?.()) return total;
+    const full = (sql.drivers ?? [kind]).some((table) => (batch[table] ?? 0) >= batchSize);
+    if (!full || options.shouldStop?.()) return total;
   }
 }
