@@ -17,8 +17,9 @@ import { Api, PROFILE_SPEC, adminToken, demoToken, startStack, type Stack } from
  * base64 characters of its 65,535): what a work order's size depends on (README, "Upgrading to this
  * release").
  */
-const FULL = { nodes: 100, runs: 5, build_delay_ms: 500, hosts_per_zone: 60, user_data_kb: 0 };
-const QUICK = { nodes: 100, runs: 1, build_delay_ms: 500, hosts_per_zone: 60, user_data_kb: 0 };
+// delete_delay_ms: how long the simulator takes to answer each server DELETE (a real Nova's here: 74-199 ms)
+const FULL = { nodes: 100, runs: 5, build_delay_ms: 500, hosts_per_zone: 60, user_data_kb: 0, delete_delay_ms: 100 };
+const QUICK = { nodes: 100, runs: 1, build_delay_ms: 500, hosts_per_zone: 60, user_data_kb: 0, delete_delay_ms: 100 };
 
 const POLICIES = {
   affinity: { type: 'senlin.policy.affinity', version: '1.0', properties: { servergroup: { policies: 'soft-anti-affinity' } } },
@@ -129,11 +130,18 @@ async function timeline(db: Client, actionId: string, submitted: number, accepte
   };
 }
 
+/** Asks the simulator to inject a fault (here: a delay) into the requests matching it. */
+async function simFault(stack: Stack, fault: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${stack.simUrl}/_sim/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(fault) });
+  if (!res.ok) throw new Error(`simulator fault ${JSON.stringify(fault)}: ${res.status} ${await res.text()}`);
+}
+
 async function run(ctx: BenchContext): Promise<BenchResult> {
   const p = intParams('scale-out', ctx.params, ctx.quick ? QUICK : FULL, {
     build_delay_ms: { min: 0, max: 600_000 },
     hosts_per_zone: { min: 1, max: 5000 },
     user_data_kb: { min: 0, max: 47 },
+    delete_delay_ms: { min: 0, max: 10_000 },
   });
   const loadBefore = loadavg();
   ctx.progress.start(`starting the services (simulator: 2 zones × ${p.hosts_per_zone} hosts, build delay ${p.build_delay_ms} ms)`, 1);
@@ -158,6 +166,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
     /** the worker's requests to Nova's compute API for each scale-out, by operation */
     const requests: Array<Record<string, number>> = [];
     const placements: Array<{ servers: number; hosts: number; zones: Record<string, number>; errors: number }> = [];
+    const scaleIns: Array<{ total_ms: number }> = [];
     ctx.progress.start(`${p.runs} scale-out(s) of ${p.nodes} nodes, each on a new cluster`, p.runs);
     for (let r = 0; r < p.runs; r++) {
       const created = await api.expect(202, 'POST', '/v1/clusters', {
@@ -193,6 +202,14 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         zones: zoneCounts,
         errors: servers.filter((s) => s.status !== 'ACTIVE').length,
       });
+
+      // then the whole cluster scaled in, each server DELETE answered after delete_delay_ms
+      if (p.delete_delay_ms > 0) await simFault(stack, { method: 'DELETE', path: '/servers/[^/]+$', delay_ms: p.delete_delay_ms, times: p.nodes });
+      const inSubmitted = Date.now();
+      const scaleIn = await api.expect(202, 'POST', `/v1/clusters/${clusterId}/actions`, { scale_in: { count: p.nodes } });
+      const fin = await events.finished(Api.actionIdOf(scaleIn), 600_000);
+      if (fin.status !== 'SUCCEEDED') throw new Error(`scale-in of ${p.nodes} ended ${fin.status}`);
+      scaleIns.push({ total_ms: Date.now() - inSubmitted });
       ctx.progress.tick();
     }
     ctx.progress.end();
@@ -219,6 +236,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         { phase: 'of which waiting on Nova (requests + builds)', side: 'Nova', ms: Math.round(median(timelines.map((t) => sideMs(t, 'nova')))), share: `${Math.round((median(timelines.map((t) => sideMs(t, 'nova'))) / median(total)) * 100)} %` },
         { phase: 'of which Trellis (everything else)', side: 'Trellis', ms: Math.round(median(timelines.map((t) => sideMs(t, 'trellis')))), share: `${Math.round((median(timelines.map((t) => sideMs(t, 'trellis'))) / median(total)) * 100)} %` },
         { phase: "build poller's wait (requests done → last node recorded)", side: '', ms: Math.round(median(pollerWait)), share: '' },
+        { phase: `then: scale-in of the ${p.nodes} nodes, REST request → notification`, side: '', ms: Math.round(median(scaleIns.map((r) => r.total_ms))), share: '' },
       ],
       footnotes: [
         'times from the services\' own records (actions, work_orders, nodes) and Nova\'s OS-SRV-USG:launched_at; every process on one machine and clock',
@@ -226,6 +244,7 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
         `the worker's TRELLIS_POLL_INTERVAL_MS and TRELLIS_WORKER_CONCURRENCY at their defaults (500 ms, 8 requests at a time)`,
         `placement: ${placements.map((pl) => `${pl.hosts} hosts, zones ${JSON.stringify(pl.zones)}`).join('; ')}`,
         `the worker's requests to Nova's compute API per scale-out: ${requests.map((r) => JSON.stringify(r)).join('; ')}`,
+        `scale-in: the simulator answers each server DELETE after ${p.delete_delay_ms} ms (a real Nova's DELETE took 74-199 ms on this kind of machine)`,
         `load average ${loadBefore.join(' ')} → ${loadAfter.join(' ')}`,
       ],
     };
@@ -249,6 +268,8 @@ async function run(ctx: BenchContext): Promise<BenchResult> {
           work_order_bytes: t.orderBytes,
         })),
         median_total_ms: median(total),
+        scale_ins: scaleIns,
+        median_scale_in_ms: median(scaleIns.map((r) => r.total_ms)),
         compute_requests: requests,
         placements,
         load_average_before: loadBefore,

@@ -76,6 +76,35 @@ describe('ops orders: node check, recover and operations in Nova', () => {
     expect((await w.results(order.action_id))[0]).toMatchObject({ outcome: 'FAILED', reason: `Node operation 'stop' failed: ${reason}` });
   });
 
+  it('a cluster operation runs its nodes side by side, at most `concurrency` at a time, and reports them in the order\'s order', async () => {
+    const made: Array<Awaited<ReturnType<typeof nodeWithServer>>> = [];
+    for (let i = 0; i < 6; i++) made.push(await nodeWithServer());
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const serverAction = nova.serverAction.bind(nova);
+    nova.serverAction = async (id, action) => {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((r) => setTimeout(r, 20));
+      inFlight--;
+      // the last node's server is refused: the action's reason names it, though others finished after it
+      if (id === made[5].serverId) throw new NovaError({ service: 'compute', status: 409, method: 'POST', path: `/servers/${id}/action`, serviceMessage: 'Cannot reboot while it is resizing.' });
+      return serverAction(id, action);
+    };
+    const order = workOrder(randomUUID(), {
+      action: 'CLUSTER_OPERATION',
+      kind: 'ops',
+      server_ops: made.map(({ node, serverId }) => ({ node_id: node.id, physical_id: serverId, op: 'reboot', params: {} })),
+    });
+
+    await w.apply.execute(order);
+
+    expect(maxInFlight).toBe(4);
+    const [result] = await w.results(order.action_id);
+    expect(result.nodes.map((n) => n.node_id)).toEqual(made.map(({ node }) => node.id));
+    expect(result.nodes.map((n) => n.status)).toEqual(['ACTIVE', 'ACTIVE', 'ACTIVE', 'ACTIVE', 'ACTIVE', 'ERROR']);
+    expect(result).toMatchObject({ outcome: 'FAILED', reason: expect.stringContaining('Cannot reboot while it is resizing') });
+  });
+
   it('recover by reboot is a HARD reboot unless asked otherwise; the node is ACTIVE "Recovery succeeded"', async () => {
     const { node, serverId } = await nodeWithServer();
     const order = opsOrder('NODE_RECOVER', node.id, serverId, 'reboot');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { workOrderAs } from '@trellis/contracts';
+import { NovaError } from '@trellis/nova';
 import { ActionEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
 import { FIXTURE_TRUST, FakeNova, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
@@ -254,6 +255,32 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(await w.node(kept.id)).toMatchObject({ status: 'ACTIVE', cluster_id: null, status_reason: 'Node left cluster', index: -1 });
     expect((await w.order(actionId)).status).toBe('BUILDING');
     expect(await w.results(actionId)).toEqual([]);
+  });
+
+  it('deletes the servers side by side, at most `concurrency` requests at a time; a refused one fails its node only', async () => {
+    const actionId = randomUUID();
+    const doomed = await Promise.all(Array.from({ length: 10 }, (_, i) => insertNode(db, { status: 'ACTIVE', physical_id: `server-${i}`, action_id: actionId })));
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const deleteServer = nova.deleteServer.bind(nova);
+    nova.deleteServer = async (id: string) => {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((r) => setTimeout(r, 20));
+      inFlight--;
+      if (id === 'server-3') throw new NovaError({ service: 'compute', status: 403, method: 'DELETE', path: `/servers/${id}`, serviceMessage: 'Policy does not allow it.' });
+      return deleteServer(id);
+    };
+
+    const result = await w.apply.execute(
+      workOrder(actionId, { kind: 'delete', delete_servers: doomed.map((n) => ({ node_id: n.id, physical_id: n.physical_id, destroy: true })) }),
+    );
+
+    // the fixtures' worker runs 4 requests at a time
+    expect(maxInFlight).toBe(4);
+    expect(result).toMatchObject({ applied: true, deleting: 10 });
+    expect([...nova.deleted].sort()).toEqual(doomed.map((n) => n.physical_id).filter((id) => id !== 'server-3').sort());
+    expect(await w.node(doomed[3].id)).toMatchObject({ status: 'ERROR', status_reason: expect.stringContaining('Nova refused to delete server server-3') });
+    expect(await w.node(doomed[4].id)).toMatchObject({ status: 'DELETING' });
   });
 
   it('reports an order once more when it is asked again after it was DONE', async () => {
