@@ -105,6 +105,44 @@ describe('ops orders: node check, recover and operations in Nova', () => {
     expect(result).toMatchObject({ outcome: 'FAILED', reason: expect.stringContaining('Cannot reboot while it is resizing') });
   });
 
+  it('after an outage stops a cluster operation part way, the next try asks Nova only for what it had not done', async () => {
+    const made: Array<Awaited<ReturnType<typeof nodeWithServer>>> = [];
+    for (let i = 0; i < 6; i++) made.push(await nodeWithServer());
+    const serverAction = nova.serverAction.bind(nova);
+    let outage = true;
+    nova.serverAction = async (id, action) => {
+      if (outage && id === made[2].serverId) {
+        throw new NovaError({ service: 'compute', status: 503, method: 'POST', path: `/servers/${id}/action`, serviceMessage: 'Service Unavailable' });
+      }
+      return serverAction(id, action);
+    };
+    const order = workOrder(randomUUID(), {
+      action: 'CLUSTER_OPERATION',
+      kind: 'ops',
+      server_ops: made.map(({ node, serverId }) => ({ node_id: node.id, physical_id: serverId, op: 'reboot', params: {} })),
+    });
+
+    const first = await w.apply.execute(order);
+
+    expect(first.retryInMs).toBeGreaterThan(0);
+    // the operations Nova completed meanwhile (which ones depends on timing) are kept with the order
+    const rebootedFirst = nova.actions.map((a) => a.id);
+    expect(rebootedFirst.length).toBeGreaterThan(0);
+    expect(rebootedFirst).not.toContain(made[2].serverId);
+    const kept = Object.keys((await w.order(order.action_id)).ops_done ?? {});
+    expect(kept.sort()).toEqual(made.filter((m) => rebootedFirst.includes(m.serverId)).map((m) => m.node.id).sort());
+
+    outage = false;
+    await db.dataSource.query('UPDATE work_orders SET next_attempt_at = clock_timestamp() WHERE action_id = $1', [order.action_id]);
+    await w.apply.execute(order, { redelivered: true });
+
+    // every server rebooted once in all
+    expect(nova.actions.map((a) => a.id).sort()).toEqual(made.map((m) => m.serverId).sort());
+    const [result] = await w.results(order.action_id);
+    expect(result).toMatchObject({ outcome: 'SUCCEEDED' });
+    expect(result.nodes.map((n) => [n.node_id, n.status])).toEqual(made.map(({ node }) => [node.id, 'ACTIVE']));
+  });
+
   it('recover by reboot is a HARD reboot unless asked otherwise; the node is ACTIVE "Recovery succeeded"', async () => {
     const { node, serverId } = await nodeWithServer();
     const order = opsOrder('NODE_RECOVER', node.id, serverId, 'reboot');

@@ -216,21 +216,37 @@ export class ApplyWorkOrderUseCase {
     // meanwhile, and a cancel is looked for while waiting (server-ops.ts, settle)
     const waitMs = order.build_timeout * 1000;
     const endedStatus = this.safePoints(order.action_id, claim);
+    // what an earlier try completed before a transient error put the order off is not asked again
+    const done = claim.state === 'taken-over' ? await this.opsDone(order.action_id) : {};
+    let stopped: { error: unknown } | null = null;
     // the nodes' operations go side by side, `concurrency` at a time, each waiting for its own
     // server (Senlin ran a child action per node): a cluster check or reboot of 100 nodes waits
     // about as long as its slowest servers, not for each in turn; outcomes keep the order's order
-    const outcomes = await mapLimit(ops, this.options.concurrency, async (op): Promise<{ op: (typeof ops)[number]; outcome: OpOutcome }> => {
-      const node = nodes.get(op.node_id);
-      // the safe point of a cancel (or a timeout), before each node: no Nova call for an action that has ended
-      const ended = await endedStatus();
-      if (ended || !node) {
-        const detail = ended ? `the action ended ${ended} before Nova was asked` : `The node '${op.node_id}' could not be found.`;
-        return { op, outcome: { ok: false, detail, node: null } };
+    const tried = await mapLimit(ops, this.options.concurrency, async (op): Promise<{ op: (typeof ops)[number]; outcome: OpOutcome | null }> => {
+      if (done[op.node_id]) return { op, outcome: done[op.node_id] };
+      // after an error no operation starts; those in flight finish, and are kept for the next try
+      if (stopped) return { op, outcome: null };
+      try {
+        const node = nodes.get(op.node_id);
+        // the safe point of a cancel (or a timeout), before each node: no Nova call for an action that has ended
+        const ended = await endedStatus();
+        if (ended || !node) {
+          const detail = ended ? `the action ended ${ended} before Nova was asked` : `The node '${op.node_id}' could not be found.`;
+          return { op, outcome: { ok: false, detail, node: null } };
+        }
+        if (UPDATE_ACTIONS.includes(order.action) && op.physical_id) await this.markUpdating(op.node_id);
+        const run = { nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason, ended: endedStatus };
+        return { op, outcome: await runServerOp(run) };
+      } catch (e) {
+        stopped ??= { error: e };
+        return { op, outcome: null };
       }
-      if (UPDATE_ACTIONS.includes(order.action) && op.physical_id) await this.markUpdating(op.node_id);
-      const run = { nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason, ended: endedStatus };
-      return { op, outcome: await runServerOp(run) };
     });
+    if (stopped) {
+      await this.keepOpsDone(order.action_id, claim.token, tried);
+      throw (stopped as { error: unknown }).error;
+    }
+    const outcomes = tried as Array<{ op: (typeof ops)[number]; outcome: OpOutcome }>;
     const now = new Date();
     const fenced = await inTransaction(this.dataSource, async (m) => {
       const locked = await fencedUpdate<OrderState>(m, order.action_id, claim.token, `status = 'BUILDING', updated_at = $2`, [now], ORDER_STATE);
@@ -307,6 +323,29 @@ export class ApplyWorkOrderUseCase {
       recorded: failed,
     });
     return { ...none, applied: failed, failed: failed ? order.create_servers.length : 0 };
+  }
+
+  /** The outcomes of an ops order's operations that an earlier try completed (keepOpsDone), by node id. */
+  private async opsDone(actionId: string): Promise<Record<string, OpOutcome>> {
+    const [row]: Array<{ ops_done: Record<string, OpOutcome> | null }> = await hotQuery(this.dataSource.manager,
+      'SELECT ops_done FROM work_orders WHERE action_id = $1',
+      [actionId],
+    );
+    return row?.ops_done ?? {};
+  }
+
+  /**
+   * Keeps, while this claim holds the order, the outcomes of the operations Nova completed before a
+   * try stopped on an error, so that the next try does not ask for them again (a second reboot of a
+   * server that was rebooted). Those of earlier tries stay.
+   */
+  private async keepOpsDone(actionId: string, token: string, tried: ReadonlyArray<{ op: { node_id: string }; outcome: OpOutcome | null }>): Promise<void> {
+    const completed = Object.fromEntries(tried.flatMap(({ op, outcome }) => (outcome ? [[op.node_id, outcome]] : [])));
+    if (!Object.keys(completed).length) return;
+    await hotQuery(this.dataSource.manager,
+      `UPDATE work_orders SET ops_done = COALESCE(ops_done, '{}'::jsonb) || $3::jsonb WHERE action_id = $1 AND lease_token = $2`,
+      [actionId, token, JSON.stringify(completed)],
+    );
   }
 
   /** Senlin's node.do_update: the node is UPDATING while its server is updated. */

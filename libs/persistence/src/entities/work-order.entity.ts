@@ -24,4 +24,6 @@ export class WorkOrderEntity {
   /** when an APPLYING order that met a transient cloud error is tried again */
   @Column({ ...tstz, nullable: true }) next_attempt_at: Date | null;
   @Column('text', { nullable: true }) last_error: string | null;
+  /** an ops order's node operations completed before a transient error put it off: node id → outcome (migration 1796010000000) */
+  @Column({ ...jsonb, nullable: true }) ops_done: Record<string, JsonObject> | null;
 }
