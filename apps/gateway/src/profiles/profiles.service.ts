@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict } from '@trellis/common';
-import { ClusterEntity, NodeEntity, ProfileEntity } from '@trellis/persistence/entities';
+import { ClusterEntity, NodeEntity, ProfileEntity, row } from '@trellis/persistence/entities';
 import { requireVersion } from '../core/api-version';
 import type { ApiRequest } from '../core/request.decorators';
 import { insertRow } from '../infra/persistence.adapter';
@@ -93,7 +93,11 @@ export class ProfilesService {
     }
     if (!changed) throw badRequest('No property needs an update.');
     profile.updated_at = new Date();
-    await this.uow.manager.getRepository(ProfileEntity).save(profile);
+    // an UPDATE of the fields, not save(), whose deep compare of the metadata calls each object's
+    // hasOwnProperty: a key of that name in the user's metadata made it throw (receivers.service.ts)
+    await this.uow.manager
+      .getRepository(ProfileEntity)
+      .update({ id: profile.id }, row<ProfileEntity>({ name: profile.name, metadata: profile.metadata, updated_at: profile.updated_at }));
     return { profile: profileView(profile) };
   }
 

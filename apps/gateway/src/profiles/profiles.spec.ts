@@ -29,6 +29,17 @@ describe('profile specs as Senlin checked them (test_profile_create*.py, test_pr
     expect((await validate(spec)).status).toBe(200);
   });
 
+  it('updates metadata with a key named hasOwnProperty as given (receivers had a 500 for it)', async () => {
+    const created = await alice().post('/v1/profiles', { profile: { name: 'p-proto', spec: TEMPEST_SPEC, metadata: { a: 1, b: 2 } } });
+    expect(created.status).toBe(201);
+    const metadata = { a: 1, hasOwnProperty: { x: 1 } };
+
+    const res = await alice().patch(`/v1/profiles/${created.body.profile.id}`, { profile: { metadata } });
+
+    expect(res.status).toBe(200);
+    expect((await alice().get(`/v1/profiles/${created.body.profile.id}`)).body.profile.metadata).toEqual(metadata);
+  });
+
   it("refuses an unknown property in Senlin's words, naming the profile at create", async () => {
     const spec = { ...TEMPEST_SPEC, properties: { ...TEMPEST_SPEC.properties, bogus: 'foo' } };
     const created = await create('test-profile', spec);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError, badRequest, conflict, forbidden } from '@trellis/common';
-import { ClusterEntity, ReceiverEntity } from '@trellis/persistence/entities';
+import { ClusterEntity, ReceiverEntity, row } from '@trellis/persistence/entities';
 import type { EntityManager } from 'typeorm';
 import { requireVersion } from '../core/api-version';
 import { checkActionParams } from '../clusters/cluster-actions.service';
@@ -130,7 +130,11 @@ export class ReceiversService {
       }
       if (!changed) throw badRequest('No property needs an update.');
       receiver.updated_at = new Date();
-      await manager.getRepository(ReceiverEntity).save(receiver);
+      // an UPDATE of the fields, not save(): save() diffs the stored params against the new ones
+      // with TypeORM's deep compare, which calls each object's hasOwnProperty, and a user's params
+      // may have a key of that name (found by the RPC fuzz: a 500)
+      const { name: newName, action: newAction, params: newParams, channel, updated_at } = receiver;
+      await manager.getRepository(ReceiverEntity).update({ id: receiver.id }, row<ReceiverEntity>({ name: newName, action: newAction, params: newParams, channel, updated_at }));
       return { receiver: receiverView(receiver) };
     });
   }

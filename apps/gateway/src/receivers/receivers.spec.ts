@@ -225,6 +225,18 @@ describe('receivers and webhooks', () => {
       expect((await bob().patch(`/v1/receivers/${r.id}`, { receiver: { name: 'mine' } })).status).toBe(404);
     });
 
+    it('stores params with a key named hasOwnProperty as given (the RPC fuzz found a 500)', async () => {
+      const c = await cluster();
+      const r = await receiver(c.id, { action: 'CLUSTER_SCALE_OUT', params: { count: 1 } });
+      const params = { count: 1, hasOwnProperty: { count: {}, toString: 1.5 } };
+
+      const res = await alice().patch(`/v1/receivers/${r.id}`, { receiver: { params } });
+
+      expect(res.status).toBe(200);
+      expect(res.body.receiver.params).toEqual(params);
+      expect((await alice().get(`/v1/receivers/${r.id}`)).body.receiver.params).toEqual(params);
+    });
+
     it('deletes (204, then 404); another project cannot', async () => {
       const c = await cluster();
       const r = await receiver(c.id);
