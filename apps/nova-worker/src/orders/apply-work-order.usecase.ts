@@ -217,13 +217,14 @@ export class ApplyWorkOrderUseCase {
     const waitMs = order.build_timeout * 1000;
     const endedStatus = this.safePoints(order.action_id, claim);
     // what an earlier try completed before a transient error put the order off is not asked again
-    const done = claim.state === 'taken-over' ? await this.opsDone(order.action_id) : {};
+    const done = new Map(Object.entries(claim.state === 'taken-over' ? await this.opsDone(order.action_id) : {}));
     let stopped: { error: unknown } | null = null;
     // the nodes' operations go side by side, `concurrency` at a time, each waiting for its own
     // server (Senlin ran a child action per node): a cluster check or reboot of 100 nodes waits
     // about as long as its slowest servers, not for each in turn; outcomes keep the order's order
     const tried = await mapLimit(ops, this.options.concurrency, async (op): Promise<{ op: (typeof ops)[number]; outcome: OpOutcome | null }> => {
-      if (done[op.node_id]) return { op, outcome: done[op.node_id] };
+      const before = done.get(op.node_id);
+      if (before) return { op, outcome: before };
       // after an error no operation starts; those in flight finish, and are kept for the next try
       if (stopped) return { op, outcome: null };
       try {
