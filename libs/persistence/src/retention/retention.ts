@@ -56,14 +56,17 @@ const LATEST_OF_CLUSTER = `(a.cluster_id IS NOT NULL AND EXISTS (SELECT 1 FROM c
           AND NOT EXISTS (SELECT 1 FROM actions b JOIN decisions db ON db.action_id = b.id
                            WHERE b.cluster_id = a.cluster_id AND b.created_at > a.created_at))))`;
 
+/** true while the nova-worker has not finished the work order of the action `id` or of one of its steps */
+const orderInFlight = (id: string) => `EXISTS (SELECT 1 FROM work_orders w
+                      WHERE w.status <> 'DONE'
+                        AND (w.action_id = ${id} OR w.action_id IN (SELECT s.id FROM action_steps s WHERE s.action_id = ${id})))`;
+
 /** the actions that may go: finished before $1, nothing of theirs still in flight, not a cluster's latest */
 const PRUNABLE_ACTIONS = `
   SELECT a.id FROM actions a
    WHERE a.status IN ${FINISHED}
      AND COALESCE(a.updated_at, a.created_at) < $1
-     AND NOT EXISTS (SELECT 1 FROM work_orders w
-                      WHERE w.status <> 'DONE'
-                        AND (w.action_id = a.id OR w.action_id IN (SELECT s.id FROM action_steps s WHERE s.action_id = a.id)))
+     AND NOT ${orderInFlight('a.id')}
      AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.action_id = a.id AND n.status IN ('INIT', 'CREATING', 'DELETING'))
      AND NOT ${LATEST_OF_CLUSTER}`;
 
@@ -113,9 +116,7 @@ export async function withoutOrdersInFlight(m: EntityManager, ids: string[]): Pr
   await m.query(`SELECT id FROM action_steps WHERE action_id = ANY($1::uuid[]) FOR UPDATE`, [ids]);
   const rows: Array<{ id: string }> = await m.query(
     `SELECT t.id FROM unnest($1::uuid[]) AS t(id)
-      WHERE NOT EXISTS (SELECT 1 FROM work_orders w
-                         WHERE w.status <> 'DONE'
-                           AND (w.action_id = t.id OR w.action_id IN (SELECT s.id FROM action_steps s WHERE s.action_id = t.id)))`,
+      WHERE NOT ${orderInFlight('t.id')}`,
     [ids],
   );
   return rows.map((r) => r.id);
