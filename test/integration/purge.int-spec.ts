@@ -72,14 +72,14 @@ describe('trellis purge (PostgreSQL)', () => {
     expect(dry.dry_run).toBe(true);
     expect(rowsOf(dry)).toEqual({
       events: { events: 2 },
-      actions: { actions: 1, action_steps: 0, decisions: 1, work_orders: 1 },
+      actions: { actions: 1, action_steps: 0, decisions: 1, work_orders: 1, work_order_ops: 0 },
     });
     expect(await ids('events')).toHaveLength(3);
 
     const done = await purge('--events-older-than', '30d', '--actions-older-than', '30d');
     expect(rowsOf(done)).toEqual({
       events: { events: 2 },
-      actions: { actions: 1, action_steps: 0, decisions: 1, work_orders: 1 },
+      actions: { actions: 1, action_steps: 0, decisions: 1, work_orders: 1, work_order_ops: 0 },
     });
     expect(await ids('events')).toHaveLength(1);
     expect(await ids('actions')).toEqual([oldRunning, recent].sort());

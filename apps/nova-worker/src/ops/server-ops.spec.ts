@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
+import { waitFor } from '@trellis/testing/processes/wait-for';
 import { silentLogger } from '@trellis/common';
 import { NovaError } from '@trellis/nova';
 import { ApplyWorkOrderUseCase } from '../orders/apply-work-order.usecase';
-import { FIXTURE_TRUST, FakeNova, fakeAccess, insertNode, storeFixtureTrust, storingActions, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FIXTURE_TRUST, FakeNova, fakeAccess, insertActionOf, insertNode, storeFixtureTrust, storingActions, workOrder, workerOn } from '../testing/worker-fixtures';
 import type { NovaPort } from '@trellis/nova';
 import { runServerOp } from './server-ops';
 
@@ -81,10 +82,17 @@ describe('ops orders: node check, recover and operations in Nova', () => {
     for (let i = 0; i < 6; i++) made.push(await nodeWithServer());
     let inFlight = 0;
     let maxInFlight = 0;
+    let calls = 0;
+    // the first four calls wait for one another (at most 5 s: a worker running fewer at once then
+    // shows as maxInFlight < 4), whatever else slows the worker down; the last two go straight on
+    let fourthArrived: () => void = () => undefined;
+    const four = new Promise<void>((r) => (fourthArrived = r));
     const serverAction = nova.serverAction.bind(nova);
     nova.serverAction = async (id, action) => {
       maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await new Promise((r) => setTimeout(r, 20));
+      if (++calls === 4) fourthArrived();
+      if (calls <= 4) await Promise.race([four, new Promise((r) => setTimeout(r, 5_000))]);
+      await new Promise((r) => setTimeout(r, 5));
       inFlight--;
       // the last node's server is refused: the action's reason names it, though others finished after it
       if (id === made[5].serverId) throw new NovaError({ service: 'compute', status: 409, method: 'POST', path: `/servers/${id}/action`, serviceMessage: 'Cannot reboot while it is resizing.' });
@@ -129,8 +137,7 @@ describe('ops orders: node check, recover and operations in Nova', () => {
     const rebootedFirst = nova.actions.map((a) => a.id);
     expect(rebootedFirst.length).toBeGreaterThan(0);
     expect(rebootedFirst).not.toContain(made[2].serverId);
-    const kept = Object.keys((await w.order(order.action_id)).ops_done ?? {});
-    expect(kept.sort()).toEqual(made.filter((m) => rebootedFirst.includes(m.serverId)).map((m) => m.node.id).sort());
+    expect(await w.opsRecorded(order.action_id)).toEqual(made.filter((m) => rebootedFirst.includes(m.serverId)).map((m) => m.node.id).sort());
 
     outage = false;
     await db.dataSource.query('UPDATE work_orders SET next_attempt_at = clock_timestamp() WHERE action_id = $1', [order.action_id]);
@@ -140,6 +147,71 @@ describe('ops orders: node check, recover and operations in Nova', () => {
     expect(nova.actions.map((a) => a.id).sort()).toEqual(made.map((m) => m.serverId).sort());
     const [result] = await w.results(order.action_id);
     expect(result).toMatchObject({ outcome: 'SUCCEEDED' });
+    expect(result.nodes.map((n) => [n.node_id, n.status])).toEqual(made.map(({ node }) => [node.id, 'ACTIVE']));
+    // the record is the unfinished order's only: it goes with the transaction that finishes it
+    expect(await w.opsRecorded(order.action_id)).toEqual([]);
+  });
+
+  it('a worker that dies part way through a cluster operation leaves what Nova did: the one taking over asks only for the rest', async () => {
+    const made: Array<Awaited<ReturnType<typeof nodeWithServer>>> = [];
+    for (let i = 0; i < 6; i++) made.push(await nodeWithServer());
+    const serverAction = nova.serverAction.bind(nova);
+    // the first worker's reboot of the third server never returns: the worker is gone (killed, or
+    // replaced in a rolling upgrade) with five servers rebooted
+    let hang: ((e: Error) => void) | null = null;
+    let dead = true;
+    nova.serverAction = async (id, action) => {
+      if (dead && id === made[2].serverId) return new Promise((_, reject) => (hang = reject));
+      return serverAction(id, action);
+    };
+    const order = workOrder(randomUUID(), {
+      action: 'CLUSTER_OPERATION',
+      kind: 'ops',
+      server_ops: made.map(({ node, serverId }) => ({ node_id: node.id, physical_id: serverId, op: 'reboot', params: {} })),
+    });
+    const others = made.filter((_, i) => i !== 2);
+
+    const first = w.apply.execute(order);
+    await waitFor('the five reboots recorded', async () => (await w.opsRecorded(order.action_id)).length === others.length, { timeoutMs: 10_000, everyMs: 20 });
+    expect(nova.actions.map((a) => a.id).sort()).toEqual(others.map((m) => m.serverId).sort());
+
+    // its lease runs out (its heartbeat stopped with it); a redelivery on another worker takes the order over
+    dead = false;
+    await db.dataSource.query(`UPDATE work_orders SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE action_id = $1`, [order.action_id]);
+    const second = workerOn(db, nova);
+    await second.apply.execute(order, { redelivered: true });
+
+    // every server rebooted once in all: the five by the dead worker, the third by the new holder
+    expect(nova.actions.map((a) => a.id).sort()).toEqual(made.map((m) => m.serverId).sort());
+    const [result] = await w.results(order.action_id);
+    expect(result).toMatchObject({ outcome: 'SUCCEEDED' });
+    expect(result.nodes.map((n) => [n.node_id, n.status])).toEqual(made.map(({ node }) => [node.id, 'ACTIVE']));
+    expect(await w.opsRecorded(order.action_id)).toEqual([]);
+    // the old holder's last call ends at last: the order is no longer its to record
+    hang!(new Error('connection reset'));
+    await first;
+    expect(await w.results(order.action_id)).toHaveLength(1);
+  });
+
+  it('a take-over reuses the outcomes an earlier release kept on the order (work_orders.ops_done)', async () => {
+    const made = [await nodeWithServer(), await nodeWithServer()];
+    const order = workOrder(randomUUID(), {
+      action: 'CLUSTER_OPERATION',
+      kind: 'ops',
+      server_ops: made.map(({ node, serverId }) => ({ node_id: node.id, physical_id: serverId, op: 'reboot', params: {} })),
+    });
+    // as the release before left an order its try stopped on: the first server's reboot kept, put off
+    await insertActionOf(db, order);
+    await db.dataSource.query(
+      `INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, ops_done)
+       VALUES ($1, NULL, $2, 'APPLYING', '{}', now(), $3)`,
+      [order.action_id, JSON.stringify(order), JSON.stringify({ [made[0].node.id]: { ok: true, detail: null, node: { status: 'ACTIVE', reason: "Operation 'reboot' succeeded" } } })],
+    );
+
+    await w.apply.execute(order, { redelivered: true });
+
+    expect(nova.actions.map((a) => a.id)).toEqual([made[1].serverId]);
+    const [result] = await w.results(order.action_id);
     expect(result.nodes.map((n) => [n.node_id, n.status])).toEqual(made.map(({ node }) => [node.id, 'ACTIVE']));
   });
 

@@ -3,7 +3,7 @@ import { workOrderAs } from '@trellis/contracts';
 import { NovaError } from '@trellis/nova';
 import { ActionEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
-import { FIXTURE_TRUST, FakeNova, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
+import { FIXTURE_TRUST, FakeNova, insertActionOf, insertNode, insertOrderLeftApplying, serverFor, storeFixtureTrust, workOrder, workerOn } from '../testing/worker-fixtures';
 
 
 /** Nova places a server (gives it a host) when it is first looked at */
@@ -132,6 +132,42 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(nova.created.map((r) => r.name)).toEqual([a.name]);
     expect(await w.node(a.id)).toMatchObject({ status: 'CREATING' });
     expect(await w.node(b.id)).toMatchObject({ status: 'ERROR', status_reason: `The action ended CANCELLED before the server of node ${b.name} was requested.` });
+  });
+
+  it("a step's order (a repair's replacements) sees a cancel of the action the step is part of, at the claim and at the next server request", async () => {
+    const actionId = randomUUID();
+    await insertActionOf(db, workOrder(actionId, { action: 'CLUSTER_REPAIR' }));
+    const step = async () => {
+      const id = randomUUID();
+      await db.dataSource.query(
+        `INSERT INTO action_steps (id, action_id, seq, kind, status, detail, created_at) VALUES ($1, $2, 1, 'replace', 'RUNNING', '{}', now())`,
+        [id, actionId],
+      );
+      return id;
+    };
+    const [a, b] = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
+    const order = workOrder(await step(), {
+      action: 'CLUSTER_REPAIR',
+      create_groups: [{ ref: 'ref:g', name: 'apart', policy: 'anti-affinity' }],
+      create_servers: [serverFor(a, { zone: 'az1', servergroup: 'ref:g' }), serverFor(b, { zone: 'az1', servergroup: 'ref:g' })],
+    });
+    const create = nova.createServer.bind(nova);
+    nova.createServer = async (request) => {
+      // the repair is cancelled while Nova builds the first replacement
+      await db.dataSource.query(`UPDATE actions SET status = 'CANCELLED' WHERE id = $1`, [actionId]);
+      return create(request);
+    };
+    placeWhenLookedAt(nova);
+
+    expect(await w.apply.execute(order)).toMatchObject({ applied: true, created: 1, failed: 1 });
+    expect(nova.created.map((r) => r.name)).toEqual([a.name]);
+    expect(await w.node(b.id)).toMatchObject({ status: 'ERROR', status_reason: `The action ended CANCELLED before the server of node ${b.name} was requested.` });
+
+    // a later step's order of the cancelled repair asks Nova for nothing (the claim read the action's end)
+    const [c] = [await insertNode(db, { action_id: actionId })];
+    await w.apply.execute(workOrder(await step(), { action: 'CLUSTER_REPAIR', create_servers: [serverFor(c)] }));
+    expect(nova.created.map((r) => r.name)).toEqual([a.name]);
+    expect(await w.node(c.id)).toMatchObject({ status: 'ERROR', status_reason: `The action ended CANCELLED before the server of node ${c.name} was requested.` });
   });
 
   it('boots the second server of a hard anti-affinity group in a zone only once Nova has placed the first', async () => {

@@ -11,7 +11,8 @@ import { UNCERTAIN_CREATE } from '../builds/duplicate-sweep';
 import { UPDATE_ACTIONS, runServerOp, type OpOutcome } from '../ops/server-ops';
 import { mapLimit } from '../map-limit';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
-import { OrderHeartbeat, claimOrder, fencedUpdate, type HeldOrder, type OrderClaim } from './order-lease';
+import { ACTION_STATUS, OrderHeartbeat, claimOrder, fencedUpdate, type HeldOrder, type OrderClaim } from './order-lease';
+import { OpsRecorder, forgetOpsDone, opsDone } from './ops-record';
 import { DEFAULT_RETRY_SCHEDULE, deferOrder, failOrderNodes, type RetrySchedule } from './retry-schedule';
 
 export interface ApplyResult {
@@ -216,8 +217,10 @@ export class ApplyWorkOrderUseCase {
     // meanwhile, and a cancel is looked for while waiting (server-ops.ts, settle)
     const waitMs = order.build_timeout * 1000;
     const endedStatus = this.safePoints(order.action_id, claim);
-    // what an earlier try completed before a transient error put the order off is not asked again
-    const done = new Map(Object.entries(claim.state === 'taken-over' ? await this.opsDone(order.action_id) : {}));
+    // what an earlier try completed (before a transient error put the order off, or before its worker
+    // died) is not asked again; what this one completes is written as it completes (ops-record.ts)
+    const done = claim.state === 'taken-over' ? await opsDone(this.dataSource, order.action_id) : new Map<string, OpOutcome>();
+    const record = new OpsRecorder(this.dataSource, order.action_id, log);
     let stopped: { error: unknown } | null = null;
     // the nodes' operations go side by side, `concurrency` at a time, each waiting for its own
     // server (Senlin ran a child action per node): a cluster check or reboot of 100 nodes waits
@@ -237,21 +240,22 @@ export class ApplyWorkOrderUseCase {
         }
         if (UPDATE_ACTIONS.includes(order.action) && op.physical_id) await this.markUpdating(op.node_id);
         const run = { nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason, ended: endedStatus };
-        return { op, outcome: await runServerOp(run) };
+        const outcome = await runServerOp(run);
+        record.add(op.node_id, outcome);
+        return { op, outcome };
       } catch (e) {
         stopped ??= { error: e };
         return { op, outcome: null };
       }
     });
-    if (stopped) {
-      await this.keepOpsDone(order.action_id, claim.token, tried);
-      throw (stopped as { error: unknown }).error;
-    }
+    await record.settled();
+    if (stopped) throw (stopped as { error: unknown }).error;
     const outcomes = tried as Array<{ op: (typeof ops)[number]; outcome: OpOutcome }>;
     const now = new Date();
     const fenced = await inTransaction(this.dataSource, async (m) => {
       const locked = await fencedUpdate<OrderState>(m, order.action_id, claim.token, `status = 'BUILDING', updated_at = $2`, [now], ORDER_STATE);
       if (!locked) return true;
+      await forgetOpsDone(m, order.action_id);
       for (const { op, outcome } of outcomes) {
         if (!outcome.node) continue;
         await hotQuery(m,
@@ -326,29 +330,6 @@ export class ApplyWorkOrderUseCase {
     return { ...none, applied: failed, failed: failed ? order.create_servers.length : 0 };
   }
 
-  /** The outcomes of an ops order's operations that an earlier try completed (keepOpsDone), by node id. */
-  private async opsDone(actionId: string): Promise<Record<string, OpOutcome>> {
-    const [row]: Array<{ ops_done: Record<string, OpOutcome> | null }> = await hotQuery(this.dataSource.manager,
-      'SELECT ops_done FROM work_orders WHERE action_id = $1',
-      [actionId],
-    );
-    return row?.ops_done ?? {};
-  }
-
-  /**
-   * Keeps, while this claim holds the order, the outcomes of the operations Nova completed before a
-   * try stopped on an error, so that the next try does not ask for them again (a second reboot of a
-   * server that was rebooted). Those of earlier tries stay.
-   */
-  private async keepOpsDone(actionId: string, token: string, tried: ReadonlyArray<{ op: { node_id: string }; outcome: OpOutcome | null }>): Promise<void> {
-    const completed = Object.fromEntries(tried.flatMap(({ op, outcome }) => (outcome ? [[op.node_id, outcome]] : [])));
-    if (!Object.keys(completed).length) return;
-    await hotQuery(this.dataSource.manager,
-      `UPDATE work_orders SET ops_done = COALESCE(ops_done, '{}'::jsonb) || $3::jsonb WHERE action_id = $1 AND lease_token = $2`,
-      [actionId, token, JSON.stringify(completed)],
-    );
-  }
-
   /** Senlin's node.do_update: the node is UPDATING while its server is updated. */
   private async markUpdating(nodeId: string): Promise<void> {
     await hotQuery(this.dataSource.manager,
@@ -370,8 +351,9 @@ export class ApplyWorkOrderUseCase {
         first = false;
         return endedOf(claim.actionStatus);
       }
-      const rows: Array<{ status: string }> = await hotQuery(this.dataSource.manager, 'SELECT status FROM actions WHERE id = $1', [actionId]);
-      return endedOf(rows[0]?.status);
+      // a step's order (a repair's replacement) reads the status of the action the step is part of
+      const rows: Array<{ action_status: string }> = await hotQuery(this.dataSource.manager, ACTION_STATUS, [actionId]);
+      return endedOf(rows[0]?.action_status);
     };
   }
 

@@ -133,6 +133,34 @@ describe('work order leases: one worker applies an order at a time', () => {
     expect(await metricValue(leaseTakeovers, { lease: 'work_order' })).toBe(takeoversBefore);
   });
 
+  it("the order poller drops a waiting step's order once the action the step is part of has ended (a repair timed out)", async () => {
+    const actionId = randomUUID();
+    const stepId = randomUUID();
+    await insertActionOf(db, workOrder(actionId, { action: 'CLUSTER_REPAIR' }));
+    await db.dataSource.query(
+      `INSERT INTO action_steps (id, action_id, seq, kind, status, detail, created_at) VALUES ($1, $2, 1, 'replace', 'RUNNING', '{}', now())`,
+      [stepId, actionId],
+    );
+    const node = await insertNode(db, { action_id: actionId });
+    const order = workOrder(stepId, { action: 'CLUSTER_REPAIR', create_servers: [serverFor(node)] });
+    const apply = storingActions(db, new ApplyWorkOrderUseCase(db.dataSource, fakeAccess(db, nova).access, silentLogger, {
+      concurrency: 4,
+      leaseSeconds: 30,
+      retry: { baseMs: 10_000, maxMs: 60_000, giveUpAfterSeconds: 3_600 },
+    }));
+    const poller = new OrderPoller(db.dataSource, apply, silentLogger, { intervalMs: 1_000, batchSize: 10 });
+    nova.down = true;
+    expect((await apply.execute(order)).retryInMs).toBeGreaterThan(0);
+
+    await db.dataSource.query(`UPDATE actions SET status = 'FAILED' WHERE id = $1`, [actionId]);
+    await db.dataSource.query(`UPDATE work_orders SET next_attempt_at = clock_timestamp() WHERE action_id = $1`, [stepId]);
+    nova.down = false;
+    expect(await poller.pollOnce()).toBe(0);
+
+    expect(nova.created).toEqual([]);
+    expect(await workerOn(db, nova).order(stepId)).toMatchObject({ status: 'DONE', last_error: expect.stringContaining('the action ended before Nova could be reached') });
+  });
+
   it('the order poller resumes an order left APPLYING by a worker that died (its lease ran out)', async () => {
     const actionId = randomUUID();
     const node = await insertNode(db, { action_id: actionId });

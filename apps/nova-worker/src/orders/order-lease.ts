@@ -15,7 +15,11 @@ import type { DataSource, EntityManager } from 'typeorm';
 export type HeldOrder = {
   state: 'first' | 'taken-over';
   token: string;
-  /** the action's status when the order was claimed (null: no such action), read by the claiming statement */
+  /**
+   * the status of the order's action when the order was claimed, read by the claiming statement: for
+   * a step's order (a drift survey, a repair's replacement), the status of the action the step is
+   * part of (null: neither found)
+   */
   actionStatus: string | null;
 };
 export type OrderClaim = HeldOrder | { state: 'held' | 'waiting' | 'gone' | string; token?: undefined };
@@ -30,17 +34,29 @@ export interface OrderLeaseOptions {
 const leaseUntil = (param: string) => `clock_timestamp() + make_interval(secs => ${param})`;
 
 /**
+ * The status of the action an order belongs to, by the order's action_id ($1): the action's own, or
+ * for a step's order the status of the action the step is part of (a cancel or a timeout ends that
+ * one), and whether the action or step exists. The key-share locks (on the action, or on the step)
+ * order a claim with retention's purge of them.
+ */
+const OWNER = `
+    SELECT COALESCE(x.action_status, st.parent_status) AS action_status, (x.action_status IS NOT NULL OR st.id IS NOT NULL) AS known
+      FROM (SELECT (SELECT a.status FROM actions a WHERE a.id = $1::uuid FOR KEY SHARE) AS action_status) x
+      LEFT JOIN LATERAL (
+        SELECT s.id, (SELECT p.status FROM actions p WHERE p.id = s.action_id) AS parent_status
+          FROM action_steps s WHERE x.action_status IS NULL AND s.id = $1::uuid FOR KEY SHARE
+      ) st ON true`;
+
+/**
  * The first claim of an order, when its action or step exists ($1 the order's action_id): inserts
- * the row APPLYING under a lease. Answers the action's status (null for a step's order), whether
- * the action or step is known, and whether the row was inserted (false: there was one already).
- * The key-share lock on the action (or step) orders the claim with retention's purge of it, which
- * holds the row FOR UPDATE: a claim that comes during the purge waits and finds it gone
- * (retention.ts, withoutOrdersInFlight). It does not wait for the engine's updates of the action.
+ * the row APPLYING under a lease. Answers the action's status (OWNER), whether the action or step is
+ * known, and whether the row was inserted (false: there was one already). The key-share lock on the
+ * action (or step) orders the claim with retention's purge of it, which holds the row FOR UPDATE: a
+ * claim that comes during the purge waits and finds it gone (retention.ts, withoutOrdersInFlight).
+ * It does not wait for the engine's updates of the action.
  */
 const CLAIM_FIRST = `
-  WITH owner AS (
-    SELECT action_status, (action_status IS NOT NULL OR EXISTS (SELECT 1 FROM action_steps s WHERE s.id = $1::uuid FOR KEY SHARE)) AS known
-      FROM (SELECT (SELECT a.status FROM actions a WHERE a.id = $1::uuid FOR KEY SHARE) AS action_status) x
+  WITH owner AS (${OWNER}
   ), inserted AS (
     INSERT INTO work_orders (action_id, cluster_id, payload, status, groups, created_at, updated_at, lease_owner, lease_token, lease_expires_at)
     SELECT $1::uuid, $2::uuid, $3::jsonb, 'APPLYING', '{}'::jsonb, $4::timestamptz, $4::timestamptz, $5::varchar, $6::uuid, ${leaseUntil('$7::float8')}
@@ -48,6 +64,20 @@ const CLAIM_FIRST = `
     ON CONFLICT (action_id) DO NOTHING RETURNING 1
   )
   SELECT owner.action_status, owner.known, EXISTS (SELECT 1 FROM inserted) AS inserted FROM owner`;
+
+/**
+ * The status of the action an order belongs to (`id` an SQL expression of the order's action_id):
+ * the action's own, or the status of the action a step's order is part of; no row when neither
+ * exists. Without locks: the safe points of a cancel read it while the order is applied
+ * (apply-work-order.usecase.ts), the order poller before it tries a waiting order again.
+ */
+export const actionStatusOf = (id: string) => `
+  SELECT a.status AS action_status FROM actions a WHERE a.id = ${id}
+  UNION ALL
+  SELECT p.status FROM action_steps s JOIN actions p ON p.id = s.action_id WHERE s.id = ${id}`;
+
+/** actionStatusOf the order whose action_id is $1 */
+export const ACTION_STATUS = actionStatusOf('$1::uuid');
 
 /**
  * Takes the order before touching Nova, so that one worker at a time applies it. A first delivery
@@ -78,7 +108,7 @@ export async function claimOrder(dataSource: DataSource, order: WorkOrderMessage
         AND (lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())
         AND (next_attempt_at IS NULL OR next_attempt_at <= clock_timestamp())
       RETURNING action_id, (SELECT o.lease_owner FROM work_orders o WHERE o.action_id = $1) AS previous_owner,
-        (SELECT a.status FROM actions a WHERE a.id = $1) AS action_status`,
+        (SELECT action_status FROM (${ACTION_STATUS}) st LIMIT 1) AS action_status`,
     [order.action_id, options.owner, token, options.leaseSeconds, new Date()],
   );
   const [takenRow] = changedRows<{ previous_owner: string | null; action_status: string | null }>(taken);

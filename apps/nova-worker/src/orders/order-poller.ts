@@ -2,6 +2,7 @@ import type { WorkOrderMessage } from '@trellis/contracts';
 import { FailureStreak, errorMessage, withLogContext, type Logger } from '@trellis/common';
 import type { DataSource } from 'typeorm';
 import type { ApplyWorkOrderUseCase } from './apply-work-order.usecase';
+import { actionStatusOf } from './order-lease';
 
 /**
  * Applies work orders that no message will bring back: those whose try met a transient cloud error
@@ -44,13 +45,14 @@ export class OrderPoller {
     let applied = 0;
     try {
       // An order waiting for Nova whose action has ended meanwhile (the engine failed it at its
-      // timeout) is dropped: booting its servers now would only make servers nobody waits for.
+      // timeout) is dropped: booting its servers now would only make servers nobody waits for. A
+      // step's order (a repair's replacement) goes with the action the step is part of.
       await this.dataSource.query(
         `UPDATE work_orders w SET status = 'DONE', next_attempt_at = NULL, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL,
                 last_error = 'the action ended before Nova could be reached: ' || COALESCE(w.last_error, ''), updated_at = clock_timestamp()
           WHERE w.status = 'APPLYING' AND w.next_attempt_at IS NOT NULL
             AND (w.lease_expires_at IS NULL OR w.lease_expires_at <= clock_timestamp())
-            AND EXISTS (SELECT 1 FROM actions a WHERE a.id = w.action_id AND a.status IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))`,
+            AND EXISTS (SELECT 1 FROM (${actionStatusOf('w.action_id')}) st WHERE st.action_status IN ('SUCCEEDED', 'FAILED', 'CANCELLED'))`,
       );
       const due: Array<{ payload: WorkOrderMessage }> = await this.dataSource.query(
         `SELECT payload FROM work_orders

@@ -211,14 +211,16 @@ export function workOrder(actionId: string, over: Partial<WorkOrderMessage> = {}
 
 /**
  * Stores the action an order belongs to, RUNNING, as the gateway stored it before the engine sent
- * the order (a worker applies no order whose action is gone); nothing when the test stored one.
+ * the order (a worker applies no order whose action is gone); nothing when the test stored one, or
+ * when the order is a step's (its action_id a step's id, whose action the test stored).
  */
 export async function insertActionOf(db: Database, order: WorkOrderMessage, status = 'RUNNING'): Promise<void> {
   await db.dataSource.query(
     `INSERT INTO actions (id, name, cluster_id, target, action, cause, owner, "interval", start_time, end_time, timeout, status, status_reason,
                           inputs, outputs, data, depends_on, depended_by, project, "user", domain, created_at, updated_at, attempts)
-     VALUES ($1, 'fixture', $2, COALESCE($2::uuid, $1::uuid), $3, 'RPC Request', NULL, -1, extract(epoch FROM now()), NULL, 3600, $4, '',
-             '{}', '{}', '{}', '[]', '[]', $5, $6, NULL, now(), now(), 1)
+     SELECT $1, 'fixture', $2, COALESCE($2::uuid, $1::uuid), $3, 'RPC Request', NULL, -1, extract(epoch FROM now()), NULL, 3600, $4, '',
+             '{}', '{}', '{}', '[]', '[]', $5, $6, NULL, now(), now(), 1
+      WHERE NOT EXISTS (SELECT 1 FROM action_steps WHERE id = $1::uuid)
      ON CONFLICT (id) DO NOTHING`,
     [order.action_id, order.cluster_id, order.action, status, order.project, order.user],
   );
@@ -316,5 +318,8 @@ export function workerOn(db: Database, nova: FakeNova, pollerOptions: Partial<Bu
     );
     return rows.map((r) => r.payload);
   };
-  return { apply, poller, node, order, results, trustsAsked: asked, refuseTrust: refuse };
+  /** the nodes whose operation's outcome is recorded for the order (work_order_ops), sorted */
+  const opsRecorded = async (actionId: string): Promise<string[]> =>
+    ((await db.dataSource.query('SELECT node_id FROM work_order_ops WHERE action_id = $1', [actionId])) as Array<{ node_id: string }>).map((r) => r.node_id).sort();
+  return { apply, poller, node, order, results, opsRecorded, trustsAsked: asked, refuseTrust: refuse };
 }

@@ -16,7 +16,7 @@ import { ProjectHostCountEntity, ProjectHostEntity } from './project-host.entity
 import { ReceiverEntity } from './receiver.entity';
 import { ServiceEntity } from './service.entity';
 import { TrustEntity } from './trust.entity';
-import { WorkOrderEntity } from './work-order.entity';
+import { WorkOrderEntity, WorkOrderOpEntity } from './work-order.entity';
 
 export {
   ActionEntity,
@@ -36,6 +36,7 @@ export {
   ProjectHostEntity,
   ProjectHostCountEntity,
   WorkOrderEntity,
+  WorkOrderOpEntity,
   TrustEntity,
   ReceiverEntity,
   ServiceEntity,
@@ -64,4 +65,5 @@ export const ALL_ENTITIES = [
   IdempotencyKeyEntity,
   ProjectHostEntity,
   ProjectHostCountEntity,
+  WorkOrderOpEntity,
 ];

@@ -27,3 +27,17 @@ export class WorkOrderEntity {
   /** an ops order's node operations completed before a transient error put it off: node id → outcome (migration 1796010000000) */
   @Column({ ...jsonb, nullable: true }) ops_done: Record<string, JsonObject> | null;
 }
+
+/**
+ * The outcome of one node operation of an ops order that Nova completed (migration 1796020000000),
+ * written as each completes: a try that takes the order over (its holder died, or met a transient
+ * error) asks Nova only for the nodes without one. Deleted when the order finishes; retention
+ * deletes any left beside a finished or forgotten order.
+ */
+@Entity('work_order_ops')
+export class WorkOrderOpEntity {
+  @PrimaryColumn('uuid') action_id: string;
+  @PrimaryColumn('uuid') node_id: string;
+  @Column(jsonb) outcome: JsonObject;
+  @Column(tstz) done_at: Date;
+}

@@ -15,6 +15,7 @@ import { ServiceAccepts1795980000000 } from './1795980000000-service-accepts';
 import { OutboxSetAside1795990000000 } from './1795990000000-outbox-set-aside';
 import { ProjectHosts1796000000000 } from './1796000000000-project-hosts';
 import { WorkOrderOpsDone1796010000000 } from './1796010000000-work-order-ops-done';
+import { WorkOrderOps1796020000000 } from './1796020000000-work-order-ops';
 
 /** In the order they run. A new migration gets a later timestamp and goes at the end. */
 export const ALL_MIGRATIONS = [
@@ -35,6 +36,7 @@ export const ALL_MIGRATIONS = [
   OutboxSetAside1795990000000,
   ProjectHosts1796000000000,
   WorkOrderOpsDone1796010000000,
+  WorkOrderOps1796020000000,
 ];
 
-export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000, Receivers1795800000000, ListIndexes1795900000000, IdempotencyKeys1795910000000, Services1795920000000, RetentionIndexes1795930000000, BigClusterIndexes1795945000000, SnapshotCandidateIndexes1795960000000, NodePlacementZone1795970000000, ServiceAccepts1795980000000, OutboxSetAside1795990000000, ProjectHosts1796000000000, WorkOrderOpsDone1796010000000 };
+export { InitialSchema1795309817000, DriftFindings1795400000000, ProjectCloudFacts1795500000000, Trusts1795600000000, WorkOrderLeases1795700000000, Receivers1795800000000, ListIndexes1795900000000, IdempotencyKeys1795910000000, Services1795920000000, RetentionIndexes1795930000000, BigClusterIndexes1795945000000, SnapshotCandidateIndexes1795960000000, NodePlacementZone1795970000000, ServiceAccepts1795980000000, OutboxSetAside1795990000000, ProjectHosts1796000000000, WorkOrderOpsDone1796010000000, WorkOrderOps1796020000000 };

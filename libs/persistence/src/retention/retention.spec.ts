@@ -52,6 +52,11 @@ class Rows {
     ]);
   }
 
+  /** a node operation's recorded outcome (work_order_ops), written now */
+  async opOutcome(actionId: string): Promise<void> {
+    await this.ds.query(`INSERT INTO work_order_ops (action_id, node_id, outcome, done_at) VALUES ($1, $2, '{"ok": true}', now())`, [actionId, randomUUID()]);
+  }
+
   async step(actionId: string): Promise<string> {
     const id = randomUUID();
     await this.ds.query(`INSERT INTO action_steps (id, action_id, seq, kind, status, created_at) VALUES ($1, $2, 1, 'survey', 'DONE', $3)`, [id, actionId, NOW]);
@@ -131,6 +136,12 @@ describe('retention (PGlite)', () => {
     await rows.workOrder(orphans.old, 'DONE', 40);
     await rows.workOrder(orphans.recent, 'DONE', 5);
     await rows.workOrder(orphans.applying, 'APPLYING', 40);
+    // node operations' outcomes: left beside a DONE order (a holder that lost the order wrote it late)
+    // or an order already gone go, whatever their age; an order in flight keeps its own
+    await rows.opOutcome(old);
+    await rows.opOutcome(orphans.recent);
+    await rows.opOutcome(randomUUID());
+    await rows.opOutcome(stillApplying);
     return { old, oldStep, stillApplying, stepStillApplying, nodeBuilding, running, latestDecided, latest, recent, ofDeletedCluster, standalone, orphans };
   }
 
@@ -139,7 +150,7 @@ describe('retention (PGlite)', () => {
 
     const counts = await pruneOlderThan(db.dataSource, 'actions', { olderThanSeconds: THIRTY_DAYS, now: NOW, batchSize: 2 });
 
-    expect(counts).toEqual({ actions: 3, action_steps: 1, decisions: 3, work_orders: 3 });
+    expect(counts).toEqual({ actions: 3, action_steps: 1, decisions: 3, work_orders: 3, work_order_ops: 3 });
     expect(await rows.ids('actions')).toEqual(
       [a.stillApplying, a.stepStillApplying, a.nodeBuilding, a.running, a.latestDecided, a.latest, a.recent].sort(),
     );
@@ -150,6 +161,7 @@ describe('retention (PGlite)', () => {
     expect(await rows.ids('work_orders', 'action_id')).toEqual(
       [await stepOrderOf(a.stepStillApplying), a.stillApplying, a.orphans.recent, a.orphans.applying].sort(),
     );
+    expect(await rows.ids('work_order_ops', 'action_id')).toEqual([a.stillApplying]);
   });
 
   it("drops from a batch an action whose order (or a step's) a worker claimed after the batch was chosen", async () => {
@@ -197,6 +209,7 @@ describe('retention (PGlite)', () => {
       action_steps: 1,
       decisions: 3,
       work_orders: 3,
+      work_order_ops: 3,
     });
     expect(await pruneOlderThan(db.dataSource, 'events', { olderThanSeconds: THIRTY_DAYS, now: NOW, dryRun: true })).toEqual({ events: 1 });
     expect(await rows.count('actions')).toBe(10);

@@ -86,6 +86,15 @@ const ORPHAN_ORDERS = `
      AND NOT EXISTS (SELECT 1 FROM actions a WHERE a.id = w.action_id)
      AND NOT EXISTS (SELECT 1 FROM action_steps s WHERE s.id = w.action_id)`;
 
+/**
+ * The recorded outcomes of node operations (work_order_ops) whose order is finished or gone: the
+ * order's final transaction deletes its own, these are what a holder that lost its order wrote after
+ * it, or what an order that failed otherwise left. Any age: nothing reads them once the order is DONE.
+ */
+const LEFT_OP_OUTCOMES = `
+  SELECT o.action_id, o.node_id FROM work_order_ops o
+   WHERE NOT EXISTS (SELECT 1 FROM work_orders w WHERE w.action_id = o.action_id AND w.status <> 'DONE')`;
+
 /** the registrations that may go: renewed before $1, and not within the time after which a component is down */
 const DOWN_SERVICES = `updated_at < $1 AND updated_at < clock_timestamp() - interval '${Math.ceil(SERVICE_DOWN_AFTER_MS / 1000)} seconds'`;
 
@@ -160,23 +169,27 @@ const KINDS: Record<RetentionKind, KindSql> = {
     ),
   },
   actions: {
-    tables: ['actions', 'action_steps', 'decisions', 'work_orders'],
-    drivers: ['actions', 'work_orders'],
+    tables: ['actions', 'action_steps', 'decisions', 'work_orders', 'work_order_ops'],
+    drivers: ['actions', 'work_orders', 'work_order_ops'],
     count: `WITH doomed AS (${PRUNABLE_ACTIONS}),
                  steps AS (SELECT id FROM action_steps WHERE action_id IN (SELECT id FROM doomed))
             SELECT (SELECT count(*) FROM doomed)::int AS actions,
                    (SELECT count(*) FROM steps)::int AS action_steps,
                    (SELECT count(*) FROM decisions WHERE action_id IN (SELECT id FROM doomed))::int AS decisions,
                    ((SELECT count(*) FROM work_orders WHERE action_id IN (SELECT id FROM doomed UNION ALL SELECT id FROM steps))
-                    + (SELECT count(*) FROM (${ORPHAN_ORDERS}) orphans))::int AS work_orders`,
+                    + (SELECT count(*) FROM (${ORPHAN_ORDERS}) orphans))::int AS work_orders,
+                   (SELECT count(*) FROM (${LEFT_OP_OUTCOMES}) left_outcomes)::int AS work_order_ops`,
     deleteBatch: async (m, cutoff, batchSize): Promise<PruneCounts> => {
       const locked = ((await m.query(`${PRUNABLE_ACTIONS} ORDER BY a.created_at LIMIT $2 FOR UPDATE OF a SKIP LOCKED`, [cutoff, batchSize])) as Array<{ id: string }>).map((r) => r.id);
       const ids = await withoutOrdersInFlight(m, locked);
       const del = async (sql: string, param: unknown[]) => changedCount(await m.query(sql, param));
       const orphans = await del(`WITH doomed AS (${ORPHAN_ORDERS} LIMIT $2 FOR UPDATE OF w SKIP LOCKED)
                                  DELETE FROM work_orders x USING doomed WHERE x.action_id = doomed.action_id`, [cutoff, batchSize]);
-      if (!ids.length) return { actions: 0, work_orders: orphans };
+      const leftOutcomes = await del(`WITH doomed AS (${LEFT_OP_OUTCOMES} LIMIT $1)
+                                       DELETE FROM work_order_ops x USING doomed WHERE x.action_id = doomed.action_id AND x.node_id = doomed.node_id`, [batchSize]);
+      if (!ids.length) return { actions: 0, work_orders: orphans, work_order_ops: leftOutcomes };
       return {
+        work_order_ops: leftOutcomes,
         // the orders' records first, while the steps that name them are there; every one is DONE (PRUNABLE_ACTIONS)
         work_orders: orphans + await del(
           `DELETE FROM work_orders WHERE status = 'DONE'
