@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { workOrderAs } from '@trellis/contracts';
+import { workOrderAs, type WorkOrderMessage } from '@trellis/contracts';
 import { NovaError } from '@trellis/nova';
 import { ActionEntity, row, type Database } from '@trellis/persistence';
 import { openTestDatabase } from '@trellis/testing/database';
@@ -114,15 +114,23 @@ describe('ApplyWorkOrderUseCase', () => {
         project: 'p', user: 'u', domain: null, created_at: now, updated_at: now, lease_owner: null, lease_expires_at: null, attempts: 1,
       }),
     );
+    await cancelledWhileTheFirstBoots(actionId, actionId);
+  });
+
+  /**
+   * Two servers of one hard anti-affinity group in one zone, the second asked for only once the
+   * first has a host (a wave of its own), in the order `orderId` (an action's, or a step's of
+   * `actionId`); `actionId` is cancelled while Nova builds the first: the second is never asked for.
+   */
+  async function cancelledWhileTheFirstBoots(actionId: string, orderId: string, over: Partial<WorkOrderMessage> = {}) {
     const [a, b] = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
-    // one hard anti-affinity group in one zone: b is asked for only once a has a host (a wave of its own)
-    const order = workOrder(actionId, {
+    const order = workOrder(orderId, {
+      ...over,
       create_groups: [{ ref: 'ref:g', name: 'apart', policy: 'anti-affinity' }],
       create_servers: [serverFor(a, { zone: 'az1', servergroup: 'ref:g' }), serverFor(b, { zone: 'az1', servergroup: 'ref:g' })],
     });
     const create = nova.createServer.bind(nova);
     nova.createServer = async (request) => {
-      // the action is cancelled while Nova builds the first server
       await db.dataSource.query(`UPDATE actions SET status = 'CANCELLED' WHERE id = $1`, [actionId]);
       return create(request);
     };
@@ -132,7 +140,8 @@ describe('ApplyWorkOrderUseCase', () => {
     expect(nova.created.map((r) => r.name)).toEqual([a.name]);
     expect(await w.node(a.id)).toMatchObject({ status: 'CREATING' });
     expect(await w.node(b.id)).toMatchObject({ status: 'ERROR', status_reason: `The action ended CANCELLED before the server of node ${b.name} was requested.` });
-  });
+    return a;
+  }
 
   it("a step's order (a repair's replacements) sees a cancel of the action the step is part of, at the claim and at the next server request", async () => {
     const actionId = randomUUID();
@@ -145,23 +154,8 @@ describe('ApplyWorkOrderUseCase', () => {
       );
       return id;
     };
-    const [a, b] = [await insertNode(db, { action_id: actionId }), await insertNode(db, { action_id: actionId })];
-    const order = workOrder(await step(), {
-      action: 'CLUSTER_REPAIR',
-      create_groups: [{ ref: 'ref:g', name: 'apart', policy: 'anti-affinity' }],
-      create_servers: [serverFor(a, { zone: 'az1', servergroup: 'ref:g' }), serverFor(b, { zone: 'az1', servergroup: 'ref:g' })],
-    });
-    const create = nova.createServer.bind(nova);
-    nova.createServer = async (request) => {
-      // the repair is cancelled while Nova builds the first replacement
-      await db.dataSource.query(`UPDATE actions SET status = 'CANCELLED' WHERE id = $1`, [actionId]);
-      return create(request);
-    };
-    placeWhenLookedAt(nova);
-
-    expect(await w.apply.execute(order)).toMatchObject({ applied: true, created: 1, failed: 1 });
-    expect(nova.created.map((r) => r.name)).toEqual([a.name]);
-    expect(await w.node(b.id)).toMatchObject({ status: 'ERROR', status_reason: `The action ended CANCELLED before the server of node ${b.name} was requested.` });
+    // the repair is cancelled while Nova builds the first replacement
+    const a = await cancelledWhileTheFirstBoots(actionId, await step(), { action: 'CLUSTER_REPAIR' });
 
     // a later step's order of the cancelled repair asks Nova for nothing (the claim read the action's end)
     const [c] = [await insertNode(db, { action_id: actionId })];
