@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   flavorResourceView,
   hypervisorId,
@@ -128,12 +129,13 @@ type Handler = (call: Call, ...params: string[]) => SimResponse;
 const ROUTES: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/servers$/, (c) => listServers(c, false)],
   ['GET', /^\/servers\/detail$/, (c) => listServers(c, true)],
-  ['POST', /^\/servers$/, (c) => createServer(c)],
+  ['POST', /^\/servers$/, (c) => createServerRecorded(c)],
   ['GET', /^\/servers\/([^/]+)$/, (c, id) => showServer(c, id)],
-  ['DELETE', /^\/servers\/([^/]+)$/, (c, id) => deleteServer(c, id)],
+  ['DELETE', /^\/servers\/([^/]+)$/, (c, id) => recorded(c, id, 'delete', deleteServer(c, id))],
   ['PUT', /^\/servers\/([^/]+)$/, (c, id) => updateServer(c, id)],
   ['PUT', /^\/servers\/([^/]+)\/metadata$/, (c, id) => replaceMetadata(c, id)],
-  ['POST', /^\/servers\/([^/]+)\/action$/, (c, id) => serverAction(c, id)],
+  ['POST', /^\/servers\/([^/]+)\/action$/, (c, id) => recorded(c, id, actionName(c), serverAction(c, id))],
+  ['GET', /^\/servers\/([^/]+)\/os-instance-actions$/, (c, id) => listInstanceActions(c, id)],
   ['GET', /^\/os-server-groups$/, (c) => listGroups(c)],
   ['POST', /^\/os-server-groups$/, (c) => createGroup(c)],
   ['GET', /^\/os-server-groups\/([^/]+)$/, (c, id) => showGroup(c, id)],
@@ -745,6 +747,57 @@ const ACTION_FROM: Record<string, VmState[]> = {
   lock: ['active', 'stopped', 'paused', 'suspended', 'rescued', 'resized'],
   unlock: ['active', 'stopped', 'paused', 'suspended', 'rescued', 'resized'],
 };
+/** Nova's instance action names (nova/compute/instance_actions.py) for the action bodies' keys */
+const INSTANCE_ACTION: Record<string, string> = { 'os-start': 'start', 'os-stop': 'stop' };
+
+/** the instance action an action request asks for (its body's one key; checked by serverAction) */
+function actionName(call: Call): string {
+  const body = jsonBody(call.req);
+  const key = isRecord(body) ? (Object.keys(body)[0] ?? '') : '';
+  return INSTANCE_ACTION[key] ?? key;
+}
+
+/**
+ * Records an accepted request as an instance action of server `id` under the request id the
+ * response carries (x-openstack-request-id), as Nova's API does before it casts to the compute host.
+ */
+function recorded(call: Call, id: string, action: string, res: SimResponse): SimResponse {
+  if (res.status >= 300) return res;
+  const s = call.ctx.state.server(id);
+  if (!s) return res;
+  const requestId = `req-${randomUUID()}`;
+  (s.actions ??= []).push({ action, requestId, userId: call.caller.user.id, projectId: call.caller.project.id, startedAt: call.ctx.state.now() });
+  return { ...res, headers: { ...res.headers, 'x-openstack-request-id': requestId } };
+}
+
+function createServerRecorded(call: Call): SimResponse {
+  const res = createServer(call);
+  const body = res.body as { server?: { id?: string } } | undefined;
+  return body?.server?.id ? recorded(call, body.server.id, 'create', res) : res;
+}
+
+/**
+ * GET /servers/{id}/os-instance-actions: the server's actions, newest first, in Nova's shape
+ * (captured from the reference cloud: start_time in whole seconds, `updated_at` from 2.58, here the
+ * same as start_time). A server the caller cannot see, or one deleted, is a 404 (before 2.21).
+ */
+function listInstanceActions(call: Call, id: string): SimResponse {
+  const s = visibleServer(call, id);
+  if (call.ctx.state.status(s) === 'DELETED') throw notFound(`Instance ${id} could not be found.`);
+  const seconds = (ms: number) => novaMicroTime(Math.floor(ms / 1000) * 1000);
+  const instanceActions = [...(s.actions ?? [])].reverse().map((a) => ({
+    action: a.action,
+    instance_uuid: s.id,
+    request_id: a.requestId,
+    user_id: a.userId,
+    project_id: a.projectId,
+    start_time: seconds(a.startedAt),
+    message: null,
+    ...(call.v.atLeast('2.58') ? { updated_at: seconds(a.startedAt) } : {}),
+  }));
+  return { status: 200, body: { instanceActions } };
+}
+
 /** actions only an admin may run (Nova's default policy) */
 const ADMIN_ACTIONS: Record<string, string> = {
   migrate: 'os_compute_api:os-migrate-server:migrate',

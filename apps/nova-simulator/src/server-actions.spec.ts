@@ -1,4 +1,4 @@
-import { advanceClock, bootAndShow, call, login } from './spec-helpers';
+import { advanceClock, bootAndShow, call, login, sample, shapeOf } from './spec-helpers';
 import { startNovaSimulator, type RunningSimulator } from './simulator';
 
 const SERVERS = '/compute/v2.1/servers';
@@ -21,6 +21,27 @@ describe('server actions (POST /servers/{id}/action)', () => {
   }
   const act = (id: string, body: unknown, token = demo) => call(sim, 'POST', `${SERVERS}/${id}/action`, { token, version: '2.64', body });
   const show = async (id: string) => (await call(sim, 'GET', `${SERVERS}/${id}`, { token: admin, version: '2.64' })).body.server;
+
+  it("lists a server's instance actions newest first, in Nova's shape, each under the request id its answer carried", async () => {
+    const id = await activeServer();
+    const rebooted = await act(id, { reboot: { type: 'SOFT' } });
+    await advanceClock(sim, 1000);
+    expect((await act(id, { 'os-stop': null })).status).toBe(202);
+    expect((await act(id, { reboot: { type: 'SOFT' } })).status).toBe(409); // refused (it is stopping): not recorded
+    const list = (version: string, token = demo) => call(sim, 'GET', `${SERVERS}/${id}/os-instance-actions`, { token, version });
+
+    const old = await list('2.1');
+    const recent = await list('2.58');
+
+    expect(old.status).toBe(200);
+    expect(old.body.instanceActions.map((a: { action: string }) => a.action)).toEqual(['stop', 'reboot', 'create']);
+    expect(old.body.instanceActions[1]).toMatchObject({ instance_uuid: id, request_id: rebooted.headers.get('x-openstack-request-id'), message: null });
+    expect(old.body.instanceActions[1].start_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000000$/);
+    expect(shapeOf(old.body).sort()).toEqual(shapeOf(sample('os-instance-actions.2.1.json')).sort());
+    expect(shapeOf(recent.body).sort()).toEqual(shapeOf(sample('os-instance-actions.2.58.json')).sort());
+    // another project's member does not see the server at all
+    expect((await list('2.1', await login(sim, 'alt_demo'))).status).toBe(404);
+  });
 
   it('reboots: 202, HARD_REBOOT with task rebooting_hard, then ACTIVE', async () => {
     const id = await activeServer();

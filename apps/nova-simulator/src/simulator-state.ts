@@ -129,6 +129,19 @@ export interface SimServer {
   locked?: boolean;
   /** a resize waiting in VERIFY_RESIZE: the flavor a revert goes back to, the vm_state a confirm or revert returns to */
   resize?: { oldFlavor: FlavorRecord; from: VmState } | null;
+  /** what `GET /servers/{id}/os-instance-actions` lists: each accepted request that acted on it, oldest first */
+  actions?: SimInstanceAction[];
+}
+
+/** One instance action as Nova records it (its `instance_actions` table): the request that asked for it. */
+export interface SimInstanceAction {
+  /** Nova's name for it: create, delete, reboot, rebuild, resize, confirmResize, stop, start, ... */
+  action: string;
+  /** the x-openstack-request-id of the request that asked for it */
+  requestId: string;
+  userId: string;
+  projectId: string;
+  startedAt: number;
 }
 
 export interface PersistedSimulatorState {
