@@ -82,7 +82,7 @@ describe('openstack cluster ... (python-senlinclient) against the embedded defau
 
   async function nodesOfCluster() {
     const res = await api.get(`/v1/nodes?cluster_id=${clusterId}`);
-    return res.body.nodes as Array<{ id: string; status: string; data: { placement?: { zone?: string } } }>;
+    return res.body.nodes as Array<{ id: string; status: string; status_reason: string; data: { placement?: { zone?: string } } }>;
   }
 
   it('lists and shows policy types', async () => {
@@ -206,6 +206,15 @@ describe('openstack cluster ... (python-senlinclient) against the embedded defau
     const action = await finishedActionOn(clusterId, 'CLUSTER_UPDATE');
     expect(action).toMatchObject({ status: 'SUCCEEDED', inputs: { name: 'web2', timeout: 120 } });
     expect((await api.get(`/v1/clusters/${clusterId}`)).body.cluster).toMatchObject({ name: 'web2', timeout: 120, status: 'ACTIVE' });
+  });
+
+  it('reboots the server of every member with cluster op', async () => {
+    const out = await cli.run(['cluster', 'op', '--operation', 'reboot', '--params', 'type=SOFT', 'web2']);
+    const action = await api.waitForAction(acceptedActionId(out));
+    expect(action).toMatchObject({ action: 'CLUSTER_OPERATION', status: 'SUCCEEDED', status_reason: "Cluster operation 'reboot' completed." });
+    expect(action.inputs).toMatchObject({ operation: 'reboot', params: { type: 'SOFT' } });
+    expect(action.inputs.nodes).toHaveLength(3);
+    expect((await nodesOfCluster()).map((n) => n.status_reason)).toEqual(Array(3).fill("Operation 'reboot' succeeded"));
   });
 
   it('detaches the policy', async () => {

@@ -206,6 +206,10 @@ export const TENANCY_MATRIX: Readonly<Record<string, readonly Attempt[]>> = {
     notFound('cluster', '{cluster.name}', { path: { cluster_id: '{cluster.name}', path: 'name' }, owner: 200 }),
   ],
   'POST /v1/clusters/:cluster_id/actions': clusterActions,
+  'POST /v1/clusters/:cluster_id/ops': [
+    notFound('cluster', '{cluster}', { path: { cluster_id: '{cluster}' }, body: { reboot: { params: { type: 'SOFT' } } } }),
+    notFound('cluster', '{cluster.name}', { path: { cluster_id: '{cluster.name}' }, body: { stop: { filters: { role: 'x' } } } }),
+  ],
   'GET /v1/clusters/:cluster_id/findings': [
     notFound('cluster', '{cluster}', { path: { cluster_id: '{cluster}' }, query: { status: 'all' }, owner: 200 }),
     notFound('cluster', '{cluster.name}', { path: { cluster_id: '{cluster.name}' }, owner: 200 }),

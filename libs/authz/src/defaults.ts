@@ -83,7 +83,7 @@ export const OPERATION_RULES: readonly RuleDefault[] = [
     '/v1/clusters/{cluster_id}/actions',
   ),
   op('clusters:collect', READ, 'Collect an attribute of the nodes of a cluster.', 'GET', '/v1/clusters/{cluster_id}/attrs/{path}'),
-  op('clusters:operation', WRITE, 'Run a profile operation on a cluster (not served by Trellis).', 'POST', '/v1/clusters/{cluster_id}/ops'),
+  op('clusters:operation', WRITE, "Run a profile operation on the servers of a cluster's members (CLUSTER_OPERATION).", 'POST', '/v1/clusters/{cluster_id}/ops'),
   op(
     'clusters:dry_run',
     WRITE,

@@ -36,6 +36,7 @@ export const ClusterActions = [
   'NODE_CHECK',
   'NODE_RECOVER',
   'NODE_OPERATION',
+  'CLUSTER_OPERATION',
 ] as const;
 export type ClusterActionName = (typeof ClusterActions)[number];
 

@@ -175,6 +175,28 @@ describe('decideAction', () => {
   });
 });
 
+describe("CLUSTER_OPERATION (Senlin's do_operation)", () => {
+  it("asks for the operation on the server of each node the request picked, in its order; a node that left is asked for as it is (the worker fails it)", () => {
+    const nodes = [node('n1', 'az1', '2026-01-01T00:00:00.000Z'), node('n2', 'az2', '2026-01-02T00:00:00.000Z')];
+    const d = decideAction(action('CLUSTER_OPERATION', { operation: 'reboot', params: { type: 'HARD' }, nodes: ['n2', 'gone', 'n1'] }), snapshot({ nodes }), evaluator, ids());
+    expect(d.failure).toBeNull();
+    expect(d.plan.server_ops).toEqual([
+      { node_id: 'n2', physical_id: 'server-n2', op: 'reboot', params: { type: 'HARD' } },
+      { node_id: 'gone', physical_id: null, op: 'reboot', params: { type: 'HARD' } },
+      { node_id: 'n1', physical_id: 'server-n1', op: 'reboot', params: { type: 'HARD' } },
+    ]);
+    expect(d.plan.success_reason).toBe("Cluster operation 'reboot' completed.");
+    expect(d.plan.create_nodes).toEqual([]);
+    expect(d.plan.delete_nodes).toEqual([]);
+    expect(needsNova(d.plan)).toBe(true);
+  });
+
+  it('fails without a node to operate on', () => {
+    const d = decideAction(action('CLUSTER_OPERATION', { operation: 'stop', params: {}, nodes: [] }), snapshot(), evaluator, ids());
+    expect(d.failure).toBe('No node (matching the filter) could be found');
+  });
+});
+
 describe('NODE_UPDATE and CLUSTER_UPDATE to a new profile (Senlin\'s do_update)', () => {
   const props = (over: Record<string, unknown> = {}) => ({ type: 'os.nova.server', version: '1.0', properties: { flavor: 'm1.tiny', image: 'cirros', networks: [], ...over } });
   const profiles = { p1: { type: 'os.nova.server-1.0', spec: props() }, p2: { type: 'os.nova.server-1.0', spec: props({ flavor: 'm1.small', metadata: { tier: 'web' } }) } };

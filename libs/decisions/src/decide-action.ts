@@ -65,6 +65,7 @@ const SUCCESS: Record<string, string> = {
   NODE_RECOVER: 'Node recovered successfully.',
   NODE_OPERATION: 'Node operation succeeded.',
   NODE_UPDATE: 'Node updated successfully.',
+  CLUSTER_OPERATION: 'Cluster operation completed.',
 };
 
 /** Actions whose nodes the policy chain (BEFORE) decides on. */
@@ -217,6 +218,8 @@ export function decideAction(action: ActionEntity, loaded: Snapshot, evaluator: 
     return decideNodeOp(action, none, plan);
   }
 
+  if (action.action === 'CLUSTER_OPERATION') return decideClusterOperation(action, none, plan);
+
   return { ...base, hook: 'none', input: none, output: {}, trace: [], failure: `Action ${action.action} is not supported by this policy-engine.` };
 }
 
@@ -285,6 +288,25 @@ function decideNodeOp(action: ActionEntity, snapshot: Snapshot, plan: EnginePlan
   plan.success_reason =
     action.action === 'NODE_CHECK' ? 'Node check succeeded.' : action.action === 'NODE_RECOVER' ? 'Node recovered successfully.' : `Node operation '${op}' succeeded.`;
   return { ...base, failure: null };
+}
+
+/**
+ * Senlin's CLUSTER_OPERATION (cluster_action.py do_operation): the operation on the server of each
+ * node the request picked (`inputs.nodes`, in that order), as Senlin's NODE_OPERATION child per
+ * node. A node that left the cluster since is asked for all the same: the worker fails it with
+ * "The node ... could not be found.", as Senlin's child action failed.
+ */
+function decideClusterOperation(action: ActionEntity, snapshot: Snapshot, plan: EnginePlan): Decision {
+  const base = { plan, input: snapshot, hook: 'none' as const, output: {}, trace: [] };
+  const cluster = snapshot.cluster;
+  if (!cluster) return { ...base, failure: `The cluster '${action.target}' could not be found.` };
+  const op = String(action.inputs.operation);
+  const params = (action.inputs.params ?? {}) as Record<string, unknown>;
+  const members = new Map(cluster.nodes.map((n) => [n.id, n]));
+  const ids = (action.inputs.nodes as string[] | undefined) ?? [];
+  plan.server_ops = ids.map((id) => ({ node_id: id, physical_id: members.get(id)?.physical_id ?? null, op, params: { ...params } }));
+  plan.success_reason = `Cluster operation '${op}' completed.`;
+  return { ...base, failure: ids.length ? null : 'No node (matching the filter) could be found' };
 }
 
 /**

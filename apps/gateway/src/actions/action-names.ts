@@ -23,6 +23,8 @@ const PREFIX: Record<ClusterActionName, string> = {
   NODE_CHECK: 'node_check',
   NODE_RECOVER: 'node_recover',
   NODE_OPERATION: 'node_operation',
+  // Senlin names it after the operation (cluster_reboot_1a2b3c4d): the submitter is given that name
+  CLUSTER_OPERATION: 'cluster_operation',
 };
 
 export const actionName = (action: ClusterActionName, targetId: string) => `${PREFIX[action]}_${targetId.slice(0, 8)}`;

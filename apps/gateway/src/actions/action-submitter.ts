@@ -22,6 +22,8 @@ import { BYPASS_CONFLICT_CHECKS, actionName } from './action-names';
 
 export interface NewAction {
   action: ClusterActionName;
+  /** the action's name when Senlin's is not `<prefix>_<target id>` (actionName) */
+  name?: string;
   /** the cluster or node the action works on */
   target: string;
   clusterId: string | null;
@@ -128,7 +130,7 @@ export class ActionSubmitter {
     const now = new Date();
     const row = manager.getRepository(ActionEntity).create({
       id: randomUUID(),
-      name: actionName(a.action, a.target),
+      name: a.name ?? actionName(a.action, a.target),
       cluster_id: a.clusterId,
       target: a.target,
       action: a.action,

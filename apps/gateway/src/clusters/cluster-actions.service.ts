@@ -11,6 +11,10 @@ import type { ApiRequest } from '../core/request.decorators';
 import { CHANGE_IN_PERCENTAGE, checkResizeParams, checkResizeRequest, checkScaleRequest, checkSizeParams } from '../infra/policies.adapter';
 import { UnitOfWork, type Tx } from '../infra/unit-of-work';
 import { pyList, show, type Json } from '../shared/body';
+import { PROFILE_TYPE_NOVA_SERVER } from '@trellis/contracts';
+import { requireVersion } from '../core/api-version';
+import { PROFILE_TYPES } from '../profiles/profile-types';
+import { ClusterOperationRequest } from './cluster-operation.shapes';
 import { lookup, lookupMany, mustFind } from '../shared/lookup';
 import { isUuid } from '../shared/list-query';
 import { Holds } from '../shared/holds';
@@ -109,6 +113,49 @@ export class ClusterActionsService {
         release?.();
       }
     }
+  }
+
+  /**
+   * POST /v1/clusters/{id}/ops (>= 1.4), Senlin's cluster_op: the cluster's profile type must have
+   * the operation, its params that operation's schema, the filters name node properties (name,
+   * profile_id, status, role), and some member must match them; the action (CLUSTER_OPERATION)
+   * lists those members, each of whose servers the nova-worker then asks for the operation.
+   */
+  async operate(req: ApiRequest, identity: string, body: unknown): Promise<string> {
+    requireVersion(req.version, '1.4');
+    const [operation, given] = ClusterOperationRequest.pick(body);
+    return this.uow.run(async (tx) => {
+      const { cluster, trust } = await this.lockCluster(tx, req, identity);
+      const profile = await tx.manager.getRepository(ProfileEntity).findOneBy({ id: cluster.profile_id });
+      const typeName = `${profile?.type ?? PROFILE_TYPE_NOVA_SERVER}`;
+      const { params, filters } = ClusterOperationRequest.check(PROFILE_TYPES.get(typeName), typeName, operation, given);
+      const nodes = await this.operationNodes(tx, cluster.id, filters);
+      const action = await this.submitter.submit(tx, req, {
+        action: 'CLUSTER_OPERATION',
+        name: `cluster_${operation}_${cluster.id.slice(0, 8)}`,
+        target: cluster.id,
+        clusterId: cluster.id,
+        inputs: { operation, params, nodes },
+        timeout: cluster.timeout,
+        targetLocked: true,
+        trust,
+      });
+      return action.id;
+    });
+  }
+
+  /** The ids of the cluster's members the filters pick (Senlin's node_ids_by_cluster with exact_filter), in index order. */
+  private async operationNodes(tx: Tx, clusterId: string, filters: Record<string, string[]>): Promise<string[]> {
+    const where: string[] = ['cluster_id = $1'];
+    const params: unknown[] = [clusterId];
+    for (const [key, values] of Object.entries(filters)) {
+      params.push(values);
+      // the key is one of CLUSTER_OPERATION_FILTERS (ClusterOperationRequest.check), all columns of nodes
+      where.push(`${key}::text = ANY($${params.length}::text[])`);
+    }
+    const rows: Array<{ id: string }> = await tx.manager.query(`SELECT id FROM nodes WHERE ${where.join(' AND ')} ORDER BY index, created_at, id`, params);
+    if (!rows.length) throw badRequest('No node (matching the filter) could be found');
+    return rows.map((r) => r.id);
   }
 
   private submit(req: ApiRequest, identity: string, key: ActionKey, data: Json, prechecked: boolean): Promise<string> {

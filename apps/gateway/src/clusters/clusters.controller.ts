@@ -4,6 +4,7 @@ import { AcceptedAction, AcceptedDelete, Conflict, ListQuery, NotFound, Ok, Requ
 import { DryRunResult } from '../decisions/decision.shapes';
 import { ActionAccepted, ClusterEnvelope, ClusterList } from '../shared/views';
 import { ClusterActionRequest, ClusterCreateBody, ClusterUpdateBody } from './cluster.shapes';
+import { ClusterOperationRequest } from './cluster-operation.shapes';
 import { acceptedNull, setActionLocation } from '../core/accepted';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import type { HttpResponse } from '../core/http.types';
@@ -120,6 +121,22 @@ export class ClustersController {
       return this.actions.dryRun(req, id, body);
     }
     const actionId = await this.actions.perform(req, id, body);
+    setActionLocation(res, req, actionId);
+    return { action: actionId };
+  }
+
+  @Post(':cluster_id/ops')
+  @Operation('clusters:operation')
+  @Idempotent()
+  @HttpCode(202)
+  @RequestBody(ClusterOperationRequest, {
+    description: '>= 1.4. Exactly one operation of the profile type (also pause, unpause, suspend, resume, lock, unlock, rescue, unrescue, evacuate), with `params` and `filters`.',
+  })
+  @AcceptedAction(ActionAccepted, 'CLUSTER_OPERATION runs behind the Location: the operation on the server of every member the filters pick.')
+  @NotFound()
+  @Conflict('Locked cluster or a conflicting action.')
+  async operate(@Ctx() req: ApiRequest, @Param('cluster_id') id: string, @Body() body: unknown, @Res({ passthrough: true }) res: HttpResponse) {
+    const actionId = await this.actions.operate(req, id, body);
     setActionLocation(res, req, actionId);
     return { action: actionId };
   }

@@ -56,7 +56,7 @@ export const NodeActionRequest = new OneKeyBody(
   { check: 'NODE_CHECK: is the server still there and ACTIVE?', recover: 'NODE_RECOVER.' },
 );
 
-function paramSchema(p: OperationParam): SchemaObject {
+export function paramSchema(p: OperationParam): SchemaObject {
   const schema: SchemaObject =
     (p.type ?? 'String') === 'Integer' ? { oneOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?\\d+$' }] } : { type: 'string' };
   return { ...schema, description: p.description, ...(p.default === undefined ? {} : { default: p.default }), ...(p.allowed ? { enum: p.allowed } : {}) };

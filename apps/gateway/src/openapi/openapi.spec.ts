@@ -3,6 +3,7 @@ import { ActionUpdateBody, ReplayBody } from '../actions/action.shapes';
 import { ClusterActionRequest, ClusterCreateBody, ClusterUpdateBody, ReplaceNodesAction } from '../clusters/cluster.shapes';
 import { MAX_API_VERSION } from '../core/api-version';
 import { NodeActionRequest, NodeCreateBody, NodeOperationRequest, NodeUpdateBody } from '../nodes/node.shapes';
+import { ClusterOperationRequest } from '../clusters/cluster-operation.shapes';
 import { PolicyCreateBody, PolicyUpdateBody, PolicyValidateBody } from '../policies/policy.shapes';
 import { checkOperationParams } from '../profiles/profile-type';
 import { PROFILE_TYPES } from '../profiles/profile-types';
@@ -38,6 +39,7 @@ const TAKES_BODY = new Set([
   'post /v1/clusters',
   'patch /v1/clusters/{cluster_id}',
   'post /v1/clusters/{cluster_id}/actions',
+  'post /v1/clusters/{cluster_id}/ops',
   'post /v1/nodes',
   'patch /v1/nodes/{node_id}',
   'post /v1/nodes/{node_id}/actions',
@@ -209,6 +211,10 @@ describe('the OpenAPI document', () => {
       ...Object.fromEntries(tables.map((t) => [t.name, (body: unknown) => t.parse(body as never, LATEST)])),
       [ClusterActionRequest.name]: readOneKey(ClusterActionRequest),
       [NodeActionRequest.name]: readOneKey(NodeActionRequest),
+      [ClusterOperationRequest.name]: (body) => {
+        const [operation, given] = ClusterOperationRequest.pick(body);
+        return ClusterOperationRequest.check(novaServer, 'os.nova.server-1.0', operation, given);
+      },
       [NodeOperationRequest.name]: (body) => {
         const [operation, map] = NodeOperationRequest.pick(body);
         return checkOperationParams(novaServer, operation, map[operation]);

@@ -186,6 +186,16 @@ export function rpcRoutes(t: RpcTargets): ReadonlyMap<string, RpcRoute> {
       path: ['cluster_id'],
       run: async ({ req, path }) => ok(await t.clusters.get(req, path.cluster_id)),
     }),
+    'cluster.operation': route({
+      operation: 'clusters:operation',
+      rest: 'POST /v1/clusters/{cluster_id}/ops',
+      path: ['cluster_id'],
+      body: true,
+      run: async ({ req, path, body }) => {
+        const actionId = await t.clusterActions.operate(req, path.cluster_id, body);
+        return accepted({ action: actionId }, actionId);
+      },
+    }),
     'cluster.collect': route({
       operation: 'clusters:collect',
       rest: 'GET /v1/clusters/{cluster_id}/attrs/{path}',

@@ -156,7 +156,7 @@ describe('gateway RPC over the message bus', () => {
         ...['create', 'list', 'show', 'update', 'delete'].flatMap((v) => [`cluster.${v}`, `node.${v}`]),
         ...[
           'scale_out', 'scale_in', 'resize', 'policy_attach', 'policy_detach', 'policy_update', 'add_nodes', 'del_nodes', 'check',
-          'repair', 'recover', 'replace_nodes', 'complete_lifecycle',
+          'repair', 'recover', 'replace_nodes', 'complete_lifecycle', 'operation',
         ].map((v) => `cluster.${v}`),
         'cluster_policy.list', 'cluster_policy.show', 'cluster_finding.list',
         'node.check', 'node.recover', 'node.operation',

@@ -207,11 +207,13 @@ export class RunActionUseCase {
       CLUSTER_DEL_NODES: 'RESIZING',
       CLUSTER_RECOVER: 'RECOVERING',
       CLUSTER_UPDATE: 'UPDATING',
+      CLUSTER_OPERATION: 'OPERATING',
     };
     const set: Partial<ClusterEntity> = { ...(plan.cluster_update ?? {}), updated_at: now };
     if (busy[action.action]) {
       set.status = busy[action.action];
-      set.status_reason = `${action.action} in progress`;
+      // Senlin's cluster.do_operation: "Operation reboot in progress"
+      set.status_reason = action.action === 'CLUSTER_OPERATION' ? `Operation ${String(action.inputs.operation)} in progress` : `${action.action} in progress`;
     }
     const reserve = action.action === 'NODE_CREATE' ? 0 : plan.create_nodes.length;
     // Plain SQL with the columns in a fixed order: a few distinct texts (one per set of columns a

@@ -57,7 +57,8 @@ export async function finishAction(m: EntityManager, action: ActionEntity, f: Fi
   // the action's end, the cluster's status and the events go in the outbox row's statement
   const writes: SqlStatement[] = [actionStateStatement(action)];
   if (cluster && !(f.status === 'SUCCEEDED' && f.plan.delete_cluster)) {
-    writes.push(clusterStatusStatement(cluster, action.action, f.now));
+    // Senlin's eval_status names the action, or for a cluster operation the operation ("reboot: ...")
+    writes.push(clusterStatusStatement(cluster, action.action === 'CLUSTER_OPERATION' ? String(action.inputs.operation) : action.action, f.now));
   }
 
   const events: EventRow[] = [{
