@@ -1,5 +1,4 @@
-import { SERVER_OPERATIONS } from '../profiles/nova-server.operations';
-import { paramSchema } from '../nodes/node.shapes';
+import { operationProperties } from '../nodes/node.shapes';
 import { registerComponent } from '../shapes/components';
 import { badRequest } from '@trellis/common';
 import { soleKey } from '../shapes/request';
@@ -18,32 +17,22 @@ export const ClusterOperationRequest = {
   name: 'ClusterOperationRequest',
   ref: registerComponent('ClusterOperationRequest', {
     type: 'object',
-    properties: Object.fromEntries(
-      Object.entries(SERVER_OPERATIONS).map(([op, { description, parameters }]) => [
-        op,
-        {
+    properties: operationProperties((description, params) => ({
+      type: 'object',
+      nullable: true,
+      description: `${description} (openstacksdk sends the params as this map itself, without \`params\`: taken as the params)`,
+      properties: {
+        params: { ...params, nullable: true },
+        filters: {
           type: 'object',
           nullable: true,
-          description: `${description} (openstacksdk sends the params as this map itself, without \`params\`: taken as the params)`,
-          properties: {
-            params: {
-              type: 'object',
-              nullable: true,
-              properties: Object.fromEntries(Object.entries(parameters).map(([k, p]) => [k, paramSchema(p)])),
-              additionalProperties: false,
-            },
-            filters: {
-              type: 'object',
-              nullable: true,
-              description: 'Only the member nodes whose properties equal these (name, profile_id, status, role; a list: any of its values); every member without.',
-              properties: Object.fromEntries(CLUSTER_OPERATION_FILTERS.map((k) => [k, { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] }])),
-              additionalProperties: false,
-            },
-          },
+          description: 'Only the member nodes whose properties equal these (name, profile_id, status, role; a list: any of its values); every member without.',
+          properties: Object.fromEntries(CLUSTER_OPERATION_FILTERS.map((k) => [k, { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] }])),
           additionalProperties: false,
         },
-      ]),
-    ),
+      },
+      additionalProperties: false,
+    })),
     minProperties: 1,
     maxProperties: 1,
     additionalProperties: false,

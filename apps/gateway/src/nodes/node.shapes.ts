@@ -56,10 +56,27 @@ export const NodeActionRequest = new OneKeyBody(
   { check: 'NODE_CHECK: is the server still there and ACTIVE?', recover: 'NODE_RECOVER.' },
 );
 
-export function paramSchema(p: OperationParam): SchemaObject {
+function paramSchema(p: OperationParam): SchemaObject {
   const schema: SchemaObject =
     (p.type ?? 'String') === 'Integer' ? { oneOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?\\d+$' }] } : { type: 'string' };
   return { ...schema, description: p.description, ...(p.default === undefined ? {} : { default: p.default }), ...(p.allowed ? { enum: p.allowed } : {}) };
+}
+
+/**
+ * os.nova.server's operations (the table that checks them) as a request body's properties, each
+ * an object `shape` makes of the operation's description and its parameters' schema.
+ */
+export function operationProperties(shape: (description: string, params: SchemaObject) => SchemaObject): Record<string, SchemaObject> {
+  return Object.fromEntries(
+    Object.entries(SERVER_OPERATIONS).map(([op, { description, parameters }]) => [
+      op,
+      shape(description, {
+        type: 'object',
+        properties: Object.fromEntries(Object.entries(parameters).map(([k, p]) => [k, paramSchema(p)])),
+        additionalProperties: false,
+      }),
+    ]),
+  );
 }
 
 /**
@@ -70,18 +87,7 @@ export const NodeOperationRequest = {
   name: 'NodeOperationRequest',
   ref: registerComponent('NodeOperationRequest', {
     type: 'object',
-    properties: Object.fromEntries(
-      Object.entries(SERVER_OPERATIONS).map(([op, { description, parameters }]) => [
-        op,
-        {
-          type: 'object',
-          nullable: true,
-          description,
-          properties: Object.fromEntries(Object.entries(parameters).map(([k, p]) => [k, paramSchema(p)])),
-          additionalProperties: false,
-        },
-      ]),
-    ),
+    properties: operationProperties((description, params) => ({ ...params, nullable: true, description })),
     minProperties: 1,
     maxProperties: 1,
     additionalProperties: false,
