@@ -193,6 +193,40 @@ describe('ops orders: node check, recover and operations in Nova', () => {
     expect(await w.results(order.action_id)).toHaveLength(1);
   });
 
+  it('a worker that dies while a server settles leaves the request Nova accepted: the one taking over waits for it, and asks for nothing again', async () => {
+    const made = [await nodeWithServer(), await nodeWithServer(), await nodeWithServer()];
+    const serverAction = nova.serverAction.bind(nova);
+    // the second server's reboot is accepted and then takes its time
+    nova.serverAction = async (id, action) => {
+      await serverAction(id, action);
+      if (id === made[1].serverId) nova.servers.get(id)!.status = 'REBOOT';
+    };
+    const order = workOrder(randomUUID(), {
+      action: 'CLUSTER_OPERATION',
+      kind: 'ops',
+      server_ops: made.map(({ node, serverId }) => ({ node_id: node.id, physical_id: serverId, op: 'reboot', params: {} })),
+    });
+
+    const first = w.apply.execute(order);
+    // two outcomes and the accepted request of the third
+    await waitFor('three records', async () => (await w.opsRecorded(order.action_id)).length === 3, { timeoutMs: 10_000, everyMs: 20 });
+    expect(nova.actions).toHaveLength(3);
+    // the first worker dies while it waits; its lease runs out and another worker takes the order over
+    await db.dataSource.query(`UPDATE work_orders SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE action_id = $1`, [order.action_id]);
+    const second = workerOn(db, nova).apply.execute(order, { redelivered: true });
+    nova.servers.get(made[1].serverId)!.status = 'ACTIVE';
+    await second;
+
+    // each server rebooted once: the accepted reboot was waited for, not asked for again
+    expect(nova.actions.map((a) => a.id).sort()).toEqual(made.map((m) => m.serverId).sort());
+    const [result] = await w.results(order.action_id);
+    expect(result).toMatchObject({ outcome: 'SUCCEEDED' });
+    expect(result.nodes.map((n) => [n.node_id, n.status])).toEqual(made.map(({ node }) => [node.id, 'ACTIVE']));
+    expect(await w.opsRecorded(order.action_id)).toEqual([]);
+    await first;
+    expect(await w.results(order.action_id)).toHaveLength(1);
+  });
+
   it('a take-over reuses the outcomes an earlier release kept on the order (work_orders.ops_done)', async () => {
     const made = [await nodeWithServer(), await nodeWithServer()];
     const order = workOrder(randomUUID(), {

@@ -72,6 +72,13 @@ export interface OpRun {
   ended?: () => Promise<string | null>;
   /** how often `ended` is looked at (default ENDED_CHECK_MS) */
   endedCheckMs?: number;
+  /**
+   * an earlier try (a worker that died, or one stopped by an outage) had Nova accept this
+   * operation's request: it is not asked for again, only waited for
+   */
+  requested?: boolean;
+  /** called once Nova has accepted the operation's request, before waiting for the server to settle */
+  onRequested?: () => void;
 }
 
 /** How often a long wait for a server looks whether its action has ended meanwhile. */
@@ -151,13 +158,16 @@ async function check(run: OpRun): Promise<OpOutcome> {
 
 /** The Nova action, then (when it has one) the wait for the status it settles in. */
 async function perform(run: OpRun, serverId: string, spec: OpSpec, params: Record<string, unknown>): Promise<{ gone?: boolean; error?: string }> {
-  try {
-    if (!(await run.nova.getServer(serverId))) return { gone: true };
-    await run.nova.serverAction(serverId, spec.action(params));
-  } catch (e) {
-    if (isTransientOpError(e)) throw e;
-    if ((e as { status?: number }).status === 404) return { gone: true };
-    return { error: failedIn(spec.gerund, serverId, novaSays(e)) };
+  if (!run.requested) {
+    try {
+      if (!(await run.nova.getServer(serverId))) return { gone: true };
+      await run.nova.serverAction(serverId, spec.action(params));
+    } catch (e) {
+      if (isTransientOpError(e)) throw e;
+      if ((e as { status?: number }).status === 404) return { gone: true };
+      return { error: failedIn(spec.gerund, serverId, novaSays(e)) };
+    }
+    run.onRequested?.();
   }
   if (!spec.settles) return {};
   const settled = await settle(run, serverId, spec.settles);

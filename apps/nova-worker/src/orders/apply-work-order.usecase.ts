@@ -12,7 +12,7 @@ import { UPDATE_ACTIONS, runServerOp, type OpOutcome } from '../ops/server-ops';
 import { mapLimit } from '../map-limit';
 import { isPermanent, type NovaAccess } from '../identity/nova-access';
 import { ACTION_STATUS, OrderHeartbeat, claimOrder, fencedUpdate, type HeldOrder, type OrderClaim } from './order-lease';
-import { OpsRecorder, forgetOpsDone, opsDone } from './ops-record';
+import { OpsRecorder, forgetOpsDone, opsDone, type OpRecord } from './ops-record';
 import { DEFAULT_RETRY_SCHEDULE, deferOrder, failOrderNodes, type RetrySchedule } from './retry-schedule';
 
 export interface ApplyResult {
@@ -219,7 +219,7 @@ export class ApplyWorkOrderUseCase {
     const endedStatus = this.safePoints(order.action_id, claim);
     // what an earlier try completed (before a transient error put the order off, or before its worker
     // died) is not asked again; what this one completes is written as it completes (ops-record.ts)
-    const done = claim.state === 'taken-over' ? await opsDone(this.dataSource, order.action_id) : new Map<string, OpOutcome>();
+    const done = claim.state === 'taken-over' ? await opsDone(this.dataSource, order.action_id) : new Map<string, OpRecord>();
     const record = new OpsRecorder(this.dataSource, order.action_id, log);
     let stopped: { error: unknown } | null = null;
     // the nodes' operations go side by side, `concurrency` at a time, each waiting for its own
@@ -227,7 +227,7 @@ export class ApplyWorkOrderUseCase {
     // about as long as its slowest servers, not for each in turn; outcomes keep the order's order
     const tried = await mapLimit(ops, this.options.concurrency, async (op): Promise<{ op: (typeof ops)[number]; outcome: OpOutcome | null }> => {
       const before = done.get(op.node_id);
-      if (before) return { op, outcome: before };
+      if (before && 'outcome' in before) return { op, outcome: before.outcome };
       // after an error no operation starts; those in flight finish, and are kept for the next try
       if (stopped) return { op, outcome: null };
       try {
@@ -239,7 +239,12 @@ export class ApplyWorkOrderUseCase {
           return { op, outcome: { ok: false, detail, node: null } };
         }
         if (UPDATE_ACTIONS.includes(order.action) && op.physical_id) await this.markUpdating(op.node_id);
-        const run = { nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason, ended: endedStatus };
+        const run = {
+          nova, order, op, waitMs, pollMs: this.options.pollIntervalMs ?? 500, nodeStatus: node.status, nodeReason: node.status_reason, ended: endedStatus,
+          // accepted by Nova in an earlier try: waited for, not asked for again
+          requested: before !== undefined,
+          onRequested: () => record.requested(op.node_id),
+        };
         const outcome = await runServerOp(run);
         record.add(op.node_id, outcome);
         return { op, outcome };

@@ -29,9 +29,10 @@ export class WorkOrderEntity {
 }
 
 /**
- * The outcome of one node operation of an ops order that Nova completed (migration 1796020000000),
- * written as each completes: a try that takes the order over (its holder died, or met a transient
- * error) asks Nova only for the nodes without one. Deleted when the order finishes; retention
+ * One node operation of an ops order (migration 1796020000000): `{"requested": true}` once Nova
+ * accepted its request, then its outcome once Nova completed it: a try that takes the order over
+ * (its holder died, or met a transient error) reuses the outcomes, waits for the accepted
+ * requests and asks Nova only for the nodes without a row. Deleted when the order finishes; retention
  * deletes any left beside a finished or forgotten order.
  */
 @Entity('work_order_ops')

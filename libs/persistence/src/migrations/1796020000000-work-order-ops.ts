@@ -1,11 +1,12 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * work_order_ops: the outcome of each node operation of an ops order (check, recover, update,
- * operation) that Nova completed, one row per node, written as the operations complete while the
- * order is applied. A try that takes the order over, whether its holder died (a worker killed or
- * replaced mid-way through a cluster reboot) or met a transient error, asks Nova only for the
- * operations without a row. Before, the outcomes were kept (in work_orders.ops_done, migration
+ * work_order_ops: for each node operation of an ops order (check, recover, update, operation),
+ * one row per node, written while the order is applied: `{"requested": true}` once Nova accepted
+ * the operation's request, then its outcome once Nova completed it. A try that takes the order
+ * over, whether its holder died (a worker killed or replaced mid-way through a cluster reboot) or
+ * met a transient error, reuses the outcomes, waits for the accepted requests, and asks Nova only
+ * for the operations without a row. Before, the outcomes were kept (in work_orders.ops_done, migration
  * 1796010000000) only when a try stopped on a transient error: a worker that died part way left
  * none, and the next holder rebooted every server again. Rows go in the transaction that finishes
  * the order; retention's action purge deletes any left beside an order that is DONE or gone (no
