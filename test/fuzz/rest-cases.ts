@@ -73,6 +73,13 @@ const TEMPLATES: Record<string, unknown[]> = {
     { recover: { operation: 'REBUILD' } },
     { complete_lifecycle: { lifecycle_action_token: ref('action', 'id') } },
   ],
+  'POST /v1/clusters/{cluster_id}/ops': [
+    { reboot: { params: { type: 'SOFT' } } },
+    { reboot: { type: 'HARD' } },
+    { stop: { filters: { role: 'web' } } },
+    { start: { filters: { status: ['ACTIVE', 'ERROR'], name: 'fz-n' } } },
+    { rebuild: {} },
+  ],
   'POST /v1/nodes': [{ node: { name: 'fz-n', profile_id: ref('profile'), cluster_id: ref('cluster'), role: 'web', metadata: {} } }],
   'PATCH /v1/nodes/{node_id}': [{ node: { name: 'fz-n2', role: 'db', metadata: {}, profile_id: ref('profile') } }],
   'POST /v1/nodes/{node_id}/actions': [{ check: {} }, { recover: { operation: 'REBOOT' } }],
