@@ -1,3 +1,4 @@
+import { parseFaultSpec } from '../../apps/nova-simulator/src/faults';
 import { ApiClient } from '../support/api-client';
 import { createProfileAndCluster } from '../support/scale-out.scenario';
 import { demoApi, startTestTrellis, type TestTrellis } from '../support/trellis';
@@ -80,6 +81,25 @@ describe('cluster operations (embedded default)', () => {
     expect(members.map((m) => sim.status(sim.server(m.physical_id)!))).toEqual(['SHUTOFF', 'SHUTOFF', 'SHUTOFF']);
     const started = await api.waitForAction(ApiClient.actionIdOf(await ops({ start: {} })), 30_000);
     expect(started.status).toBe('SUCCEEDED');
+  });
+
+  it('a cluster operation cancelled while Nova refuses it for now ends CANCELLED and reboots nothing; the next one runs', async () => {
+    const faults = t.trellis.simulator!.state.faults;
+    faults.add(parseFaultSpec({ method: 'POST', path: '/servers/[^/]+/action$', status: 503, times: 100_000, body: { message: 'compute is down' } }));
+    const before = members.map((m) => rebootsOf(m.physical_id));
+    const id = ApiClient.actionIdOf(await ops({ reboot: {} }));
+    const deadline = Date.now() + 20_000;
+    while ((await api.get(`/v1/actions/${id}`)).body.action.status !== 'RUNNING' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+
+    expect((await api.call('PATCH', `/v1/actions/${id}`, { action: { status: 'CANCELLED' } })).status).toBe(202);
+    const ended = await api.waitForAction(id, 30_000);
+    faults.clear();
+
+    expect(ended).toMatchObject({ action: 'CLUSTER_OPERATION', status: 'CANCELLED', status_reason: 'Action execution cancelled' });
+    expect(members.map((m, i) => rebootsOf(m.physical_id) - before[i])).toEqual([0, 0, 0]);
+    const next = await api.waitForAction(ApiClient.actionIdOf(await ops({ reboot: {} })), 30_000);
+    expect(next.status).toBe('SUCCEEDED');
+    expect(members.map((m, i) => rebootsOf(m.physical_id) - before[i])).toEqual([1, 1, 1]);
   });
 
   it("answers Senlin's request errors, in Senlin's order", async () => {
