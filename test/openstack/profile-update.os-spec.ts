@@ -1,6 +1,6 @@
 import { ApiClient, keystoneToken } from '../support/api-client';
-import { startTrellisOn, type ScenarioCloud, type TrellisOnCloud } from '../support/real-cloud-scenarios';
-import { REAL_CLOUD, assertRealCloudAnswers, cleanupCloud, realCloudSettings } from './support/real-cloud';
+import { startTrellisOn, type TrellisOnCloud } from '../support/real-cloud-scenarios';
+import { REAL_SCENARIO_CLOUD, assertRealCloudAnswers, realCloudSettings } from './support/real-cloud';
 
 /**
  * Issue 11 against the real Keystone + Nova: NODE_UPDATE and CLUSTER_UPDATE to a new profile,
@@ -10,17 +10,7 @@ import { REAL_CLOUD, assertRealCloudAnswers, cleanupCloud, realCloudSettings } f
  */
 const PREFIX = 'os-update-';
 
-const cloud: ScenarioCloud = {
-  label: 'real cloud',
-  settings: realCloudSettings,
-  image: REAL_CLOUD.image,
-  flavor: REAL_CLOUD.flavor,
-  hostsByZone: { az1: ['fake-host-1', 'fake-host-2'], az2: ['fake-host-3', 'fake-host-4'] },
-  drs: { zone: 'az2', host: 'fake-host-4', hypervisor: REAL_CLOUD.drsHypervisor },
-  cleanup: (prefix) => cleanupCloud(prefix, ['admin', 'demo', 'trellis']),
-  pollIntervalMs: 250,
-  actionTimeoutMs: 180_000,
-};
+const cloud = REAL_SCENARIO_CLOUD;
 
 /** Glance as the harness's admin: a public image to rebuild servers from. */
 class Glance {

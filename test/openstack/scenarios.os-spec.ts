@@ -1,5 +1,5 @@
 import { describeScenarios } from '../support/real-cloud-scenarios';
-import { REAL_CLOUD, assertRealCloudAnswers, cleanupCloud, realCloudSettings } from './support/real-cloud';
+import { REAL_SCENARIO_CLOUD, assertRealCloudAnswers } from './support/real-cloud';
 
 /**
  * Issue 5 §7 against the real Keystone + Nova: Trellis embedded (PGlite in memory) with the
@@ -13,16 +13,6 @@ describeScenarios({
   testTimeoutMs: 300_000,
   async cloud() {
     await assertRealCloudAnswers();
-    return {
-      label: 'real cloud',
-      settings: realCloudSettings,
-      image: REAL_CLOUD.image,
-      flavor: REAL_CLOUD.flavor,
-      hostsByZone: { az1: ['fake-host-1', 'fake-host-2'], az2: ['fake-host-3', 'fake-host-4'] },
-      drs: { zone: 'az2', host: 'fake-host-4', hypervisor: REAL_CLOUD.drsHypervisor },
-      cleanup: (prefix) => cleanupCloud(prefix, ['admin', 'demo', 'trellis']),
-      pollIntervalMs: 250,
-      actionTimeoutMs: 180_000,
-    };
+    return REAL_SCENARIO_CLOUD;
   },
 });

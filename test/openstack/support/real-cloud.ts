@@ -1,5 +1,6 @@
 import { loadConfig, type OpenStackSettings } from '@trellis/common';
 import { createNovaClient, type NovaPort, type Server, type ServerGroup } from '@trellis/nova';
+import type { ScenarioCloud } from '../../support/real-cloud-scenarios';
 
 /**
  * The real Keystone + Nova of ../shared/openstack (started by scripts/openstack/ensure-cloud.sh),
@@ -174,3 +175,20 @@ export async function cleanupCloud(
 export async function serversByMetadata(key: string, value: string, user: RealCloudUser = 'admin'): Promise<Server[]> {
   return realCloudClient(user).listServers({ metadata: { [key]: value } });
 }
+
+/**
+ * The real cloud as the REST scenarios (test/support/real-cloud-scenarios.ts) drive it: Trellis's
+ * service users' settings, the harness's image, flavor, hosts by zone and DRS node, and a clean-up
+ * of every object named with the test's prefix in the admin's, demo's and trellis's projects.
+ */
+export const REAL_SCENARIO_CLOUD: ScenarioCloud = {
+  label: 'real cloud',
+  settings: realCloudSettings,
+  image: REAL_CLOUD.image,
+  flavor: REAL_CLOUD.flavor,
+  hostsByZone: { az1: ['fake-host-1', 'fake-host-2'], az2: ['fake-host-3', 'fake-host-4'] },
+  drs: { zone: 'az2', host: 'fake-host-4', hypervisor: REAL_CLOUD.drsHypervisor },
+  cleanup: (prefix) => cleanupCloud(prefix, ['admin', 'demo', 'trellis']),
+  pollIntervalMs: 250,
+  actionTimeoutMs: 180_000,
+};
