@@ -120,6 +120,23 @@ describe('cluster operations (embedded default)', () => {
     await expectError(await ops({ reboot: { params: {}, type: 'SOFT' } }), 400, "Unrecognizable field(s) of 'reboot' beside 'params' and 'filters': 'type'.");
     // openstacksdk's form, the params as the operation's map, is checked as params
     await expectError(await ops({ reboot: { type: 'Unknown' } }), 400, "'Unknown' must be one of the allowed values: SOFT, HARD.");
+    // hostile values: a NUL byte, numbers where strings go, one far out of range, a huge list
+    const nul = await api.call('POST', `/v1/clusters/${clusterId}/ops`, { reboot: { filters: { name: 'a\u0000b' } } });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.message).toContain('NUL');
+    await expectError(await ops({ reboot: { filters: { role: 12345678901234567890 } } }), 400, "The filter 'role' must be a string or a list of strings.");
+    await expectError(await ops({ reboot: { filters: { status: ['ACTIVE', null] } } }), 400, "The filter 'status' must be a string or a list of strings.");
+    await expectError(await ops({ reboot: { params: { type: 1e308 } } }), 400, 'value is not a string.');
+    await expectError(await ops({ reboot: { filters: 'role=master' } }), 400, 'The filters provided is not a map.');
+    await expectError(await ops({ reboot: { filters: { name: Array.from({ length: 5_000 }, (_, i) => `n${i}`) } } }), 400, 'No node (matching the filter) could be found');
+    // a repeated key in the JSON text: the last one counts, as for every body (JSON.parse, Python's json)
+    const repeated = await fetch(`${api.baseUrl}/v1/clusters/${clusterId}/ops`, {
+      method: 'POST',
+      headers: { 'X-Auth-Token': (api as any).token, 'OpenStack-API-Version': 'clustering 1.4', 'Content-Type': 'application/json' },
+      body: '{"reboot": {"params": {"type": "SOFT"}, "params": {"type": "BAD"}}}',
+    });
+    expect(repeated.status).toBe(400);
+    expect(((await repeated.json()) as any).error.message).toBe("'BAD' must be one of the allowed values: SOFT, HARD.");
     const missing = await api.post('/v1/clusters/no-such-cluster/ops', { reboot: {} });
     expect(missing.status).toBe(404);
   });
